@@ -1,0 +1,41 @@
+# Quick start: `make demo` (creates .venv, installs, runs an agents arena) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+
+.PHONY: demo test stress bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.core: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e .
+	@touch $@
+
+$(VENV)/.dev: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[dev]"
+	@touch $@ $(VENV)/.core
+
+$(VENV)/.bench: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[bench]"
+	@touch $@ $(VENV)/.core
+
+demo: $(VENV)/.core
+	$(BIN)/python examples/arena.py --game slide --agents random,heuristic --games 200
+
+test: $(VENV)/.dev
+	$(BIN)/python -m pytest -q
+
+stress: $(VENV)/.dev
+	$(BIN)/python -m pytest -q -m stress
+
+bench: $(VENV)/.bench
+	$(BIN)/python benchmarks/throughput.py
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check card_envs agents examples tests benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Shared machinery of every game: engine protocol, AEC base env, batched driver, raw engine."""

@@ -1,0 +1,297 @@
+"""``CardEnv``: PettingZoo's ``AECEnv`` implemented once for every game, as a thin adapter over
+a :class:`~card_envs.core.game.Game` and its numba kernels.
+
+Two behaviours for a masked-out action, chosen by ``illegal_action``:
+
+* ``"raise"`` (the raw env, ``raw_env()``): :class:`IllegalActionError`, state unchanged.
+* ``"lose"`` (``env()``): PettingZoo classic semantics, natively (no wrapper stack): the game
+  ends, the offender gets -1 and everyone else 0; ``infos[agent]["illegal_action"]`` is set.
+
+In both, actions outside ``0..N-1``, of a non-integer type, or sent after the game is over
+raise :class:`IllegalActionError` (the PettingZoo wrappers assert the same), and calling
+``step``/``observe``/``last`` before ``reset`` raises :class:`ResetNeededError`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from card_envs.core import kernels as K
+from card_envs.core.errors import CardEnvError, IllegalActionError, OptionError
+from card_envs.core.game import Game, seed_to_u64
+
+_INT_KINDS = ("i", "u")
+
+
+class ResetNeededError(CardEnvError, RuntimeError):
+    """``step``/``observe``/``render`` was called before ``reset``."""
+
+
+class CardEnv(AECEnv):
+    """AEC environment for one game (set ``game_class`` in the subclass)."""
+
+    game_class: ClassVar[type[Game]]
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 **options: Any) -> None:
+        super().__init__()
+        self.game = game = self.game_class(**options)
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise OptionError(f"render_mode must be one of {self.metadata['render_modes']} "
+                              f"or None, got {render_mode!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise OptionError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        self.metadata = {**self.metadata, "name": game.env_id}
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        n, A = game.num_players, game.num_actions
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(game.obs_low, game.obs_high, (game.obs_size,),
+                                      game.obs_dtype),
+            "action_mask": spaces.Box(0, 1, (A,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
+        self._cfg = game.cfg
+        self._k_step, self._k_mask, self._k_obs = game.k_step, game.k_legal_mask, game.k_observe
+        self._num_actions = A
+        self._obs_size, self._obs_dtype = game.obs_size, game.obs_dtype
+        self._mask = np.zeros(A, np.int8)
+        self._zero_mask = np.zeros(A, np.int8)
+        self._rew = np.zeros(n, np.float32)
+        self._state: np.ndarray | None = None
+        self._over = True
+        self._dirty_rewards = False
+        self._seed_u64: np.uint64 | None = None
+
+    # --- PettingZoo API --------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` fixes it; without a seed the RNG carried in the state
+        continues (fresh entropy on the very first reset)."""
+        if options:
+            raise OptionError("game options are set when the env is created "
+                              f"(e.g. make({self.game.env_id!r}, num_players=3)); "
+                              f"reset() got options={options!r}")
+        if seed is not None:
+            u = seed_to_u64(seed)
+        elif self._state is not None:
+            u = None
+        else:
+            u = np.uint64(np.random.default_rng().integers(0, 2**64, dtype=np.uint64))
+        state = np.zeros(self.game.state_size, np.int32)
+        if u is None:
+            state[K.RNG_LO:K.RNG_HI + 1] = self._state[K.RNG_LO:K.RNG_HI + 1]
+        else:
+            K.rng_seed(state, u)
+        self.game.k_init(state, self._cfg)
+        self._set_state(state)
+
+    def _set_state(self, state: np.ndarray) -> None:
+        """Adopt ``state`` and rebuild the PettingZoo bookkeeping from it."""
+        self._state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._dirty_rewards = False
+        if state[K.DONE]:
+            self._over = True
+            self.terminations = {a: True for a in self.agents}
+            self._mask[:] = 0
+            self._set_final_infos()
+            self.agent_selection = self.agents[0]
+        else:
+            self._over = False
+            self.terminations = {a: False for a in self.agents}
+            self._k_mask(state, self._cfg, self._mask)
+            self.agent_selection = self.possible_agents[state[K.CUR]]
+
+    def _coerce(self, action: Any) -> int:
+        """The action as a Python int in range, or IllegalActionError."""
+        t = type(action)
+        if t is int:
+            a = action
+        elif isinstance(action, np.integer):
+            a = int(action)
+        elif (isinstance(action, np.ndarray) and action.shape in ((), (1,))
+              and action.dtype.kind in _INT_KINDS):
+            a = int(action.reshape(()))
+        else:
+            raise self._illegal(action, f"actions are integers in 0..{self._num_actions - 1}, "
+                                        f"got {t.__name__} {action!r}")
+        if not 0 <= a < self._num_actions:
+            raise self._illegal(action, f"action {a} is out of range 0..{self._num_actions - 1}")
+        return a
+
+    def _illegal(self, action: Any, why: str) -> IllegalActionError:
+        phase = self.game.phase_name(self._state)
+        legal = np.flatnonzero(self._mask).tolist()
+        return IllegalActionError(
+            f"{self.game.env_id}: illegal action {action!r} by {self.agent_selection} in phase "
+            f"{phase!r}: {why}. Legal actions: {legal}", action, phase, legal)
+
+    def step(self, action: Any) -> None:
+        state = self._state
+        if state is None:
+            raise ResetNeededError("reset() must be called before step()")
+        agent = self.agent_selection
+        if self._over:
+            if self.terminations.get(agent) or self.truncations.get(agent):
+                if action is None:
+                    self._was_dead_step(action)
+                    return
+            raise self._illegal(action, "the game is over; step(None) removes finished agents")
+        a = self._coerce(action)
+        if not self._mask[a]:
+            if self.illegal_action == "lose":
+                self._forfeit(agent, a)
+                return
+            raise self._illegal(action, f"{self.game.action_to_str(a)} is not legal now")
+        self._cumulative_rewards[agent] = 0.0
+        status = self._k_step(state, self._cfg, a, self._rew)
+        if status:
+            if status & K.ST_REWARD:
+                for i, ag in enumerate(self.possible_agents):
+                    self.rewards[ag] = float(self._rew[i])
+                self._dirty_rewards = True
+            if status & K.ST_DONE:
+                self._over = True
+                self._mask[:] = 0
+                self.terminations = {a: True for a in self.agents}
+                self._set_final_infos()
+                seat = self._seats[agent]
+                self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+            self._accumulate_rewards()
+            if status & K.ST_DONE:
+                return
+        elif self._dirty_rewards:
+            self._clear_rewards()
+            self._dirty_rewards = False
+        self._k_mask(state, self._cfg, self._mask)
+        self.agent_selection = self.possible_agents[state[K.CUR]]
+
+    def _forfeit(self, agent: str, action: int) -> None:
+        """PettingZoo classic illegal-move rule: the game ends, offender -1, others 0."""
+        gymnasium.logger.warn(f"illegal action {action} by {agent}: game over, {agent} loses")
+        self._over = True
+        self._mask[:] = 0
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = -1.0
+        self.terminations = {a: True for a in self.agents}
+        self.infos = {a: {"illegal_action": agent} for a in self.agents}
+        self._accumulate_rewards()
+
+    def _set_final_infos(self) -> None:
+        points, winners = self.game.outcome(self._state)
+        for i, a in enumerate(self.possible_agents):
+            if a in self.infos:
+                self.infos[a] = {"points": float(points[i]), "winner": bool(winners[i])}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self._state is None:
+            raise ResetNeededError("reset() must be called before observe()")
+        obs = np.empty(self._obs_size, self._obs_dtype)
+        self._k_obs(self._state, self._cfg, self._seats[agent], obs)
+        mask = self._mask.copy() if agent == self.agent_selection else self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without render_mode; "
+                                  "create the env with render_mode='ansi' or 'human'")
+            return None
+        if self._state is None:
+            raise ResetNeededError("reset() must be called before render()")
+        text = self.game.render(self._state, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # --- beyond PettingZoo: state I/O, cloning, determinization ----------------------------
+    @property
+    def state_array(self) -> np.ndarray:
+        """The engine state (a view; copy it before changing it)."""
+        if self._state is None:
+            raise ResetNeededError("reset() must be called first")
+        return self._state
+
+    def state_dict(self, observer: int | str | None = None) -> dict[str, Any]:
+        """The full state as a JSON-serializable dict, or only what ``observer`` (seat or agent
+        name) knows. Schema: the game's module docstring."""
+        return self.game.state_dict(self.state_array, self._seat_of(observer))
+
+    def load_state_dict(self, d: dict[str, Any]) -> None:
+        """Restore a state from :meth:`state_dict`. A bad dict raises
+        :class:`~card_envs.core.errors.StateDictError` and the current state is kept."""
+        self._set_state(self.game.load_state_dict(d))
+
+    def clone(self) -> CardEnv:
+        """An independent copy (state, RNG and PettingZoo bookkeeping)."""
+        new = copy.copy(self)
+        new._state = None if self._state is None else self._state.copy()
+        new._mask = self._mask.copy()
+        new._rew = self._rew.copy()
+        for name in ("agents",):
+            if hasattr(self, name):
+                setattr(new, name, list(getattr(self, name)))
+        for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+            if hasattr(self, name):
+                setattr(new, name, dict(getattr(self, name)))
+        if hasattr(self, "infos"):
+            new.infos = copy.deepcopy(self.infos)
+        return new
+
+    def resample(self, observer: int | str,
+                 rng: np.random.Generator | int | None = None) -> CardEnv:
+        """A clone whose hidden information (everything ``observer`` cannot know, including
+        the RNG of future chance) is redrawn at random, consistent with what it knows."""
+        seat = self._seat_of(observer)
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        state = self.game.resample(self.state_array, seat, rng)
+        K.rng_seed(state, np.uint64(rng.integers(0, 2**64, dtype=np.uint64)))
+        new = self.clone()
+        new._state = state
+        return new
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self._mask).tolist()
+
+    def action_to_str(self, action: int) -> str:
+        return self.game.action_to_str(self._coerce(action))
+
+    def _seat_of(self, who: int | str | None) -> int | None:
+        if who is None:
+            return None
+        if isinstance(who, str):
+            if who not in self._seats:
+                raise OptionError(f"unknown agent {who!r}; agents are {self.possible_agents}")
+            return self._seats[who]
+        if isinstance(who, (int, np.integer)) and 0 <= who < len(self.possible_agents):
+            return int(who)
+        raise OptionError(f"observer must be a seat 0..{len(self.possible_agents) - 1} or an "
+                          f"agent name, got {who!r}")

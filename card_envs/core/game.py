@@ -1,0 +1,264 @@
+"""The engine protocol: what a game declares up front, once, for every layer above it.
+
+A game is a subclass of :class:`Game` plus a ``rules`` module of numba kernels over one 1-D
+``int32`` state array (shared header in :mod:`card_envs.core.kernels`, game fields after it):
+
+==========================================  ================================================
+kernel                                      contract
+==========================================  ================================================
+``init(state, cfg)``                        deal a new game from the RNG in the header
+``step(state, cfg, action, rewards) -> int`` apply a *legal* action; returns ``ST_*`` bits and
+                                            writes ``rewards[:n]`` when ``ST_REWARD`` is set
+``legal_mask(state, cfg, mask)``            int8 mask of the seat to act (zeros at the end)
+``observe(state, cfg, seat, obs)``          ``seat``'s observation, only what it knows
+``outcome(state, cfg, points, winners)``    final points per seat and the winners
+==========================================  ================================================
+
+``cfg`` is the int32 config array built from the options (shared header
+``C_PLAYERS, C_REWARD, C_START``, then game-specific entries). Everything above the kernels
+(AEC env, batched driver, raw engine, search) is written once, against this protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+
+from card_envs.core import kernels as K
+from card_envs.core.errors import OptionError, StateDictError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One environment option: its default and a checker that returns the normalized value
+    or raises :class:`OptionError`."""
+
+    default: Any
+    doc: str
+    check: Callable[[Any, Mapping[str, Any]], Any] | None = None
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def seed_to_u64(seed: int) -> np.uint64:
+    """Map a non-negative integer seed to the 64-bit state of the in-state RNG (a splitmix64
+    finalizer of the seed, so nearby seeds give unrelated games)."""
+    if not _is_int(seed) or seed < 0:
+        raise OptionError(f"seed must be a non-negative integer, got {seed!r}")
+    z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return np.uint64(z ^ (z >> 31))
+
+
+class Game:
+    """Specification of one game configuration: validated options, sizes, kernels and the
+    Python-side codecs (state dict, action names, rendering, determinization).
+
+    Subclasses set the class attributes and implement the ``*_fields`` / ``check_state`` /
+    ``action_to_str`` / ``render`` / ``resample`` hooks."""
+
+    name: ClassVar[str]
+    env_id: ClassVar[str]
+    version: ClassVar[str] = "0"
+    rules: ClassVar[ModuleType]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    default_players: ClassVar[int] = 2
+    phases: ClassVar[tuple[str, ...]]
+    reward_modes: ClassVar[tuple[str, ...]] = ("win", "points")
+    obs_dtype: ClassVar[type] = np.int8
+    extra_options: ClassVar[dict[str, Option]] = {}
+    perfect_information: ClassVar[bool] = False
+
+    num_actions: int
+    obs_size: int
+    state_size: int
+
+    def __init__(self, **options: Any) -> None:
+        self.options = self._validate(options)
+        self.num_players = int(self.options["num_players"])
+        cfg = np.zeros(K.C_HEADER + 8, np.int32)
+        cfg[K.C_PLAYERS] = self.num_players
+        cfg[K.C_REWARD] = self.reward_modes.index(self.options["reward_mode"])
+        start = self.options["start_player"]
+        cfg[K.C_START] = -1 if start == "random" else int(start)
+        self.configure(cfg)
+        self.cfg = cfg
+        r = self.rules
+        self.k_init, self.k_step = r.init, r.step
+        self.k_legal_mask, self.k_observe, self.k_outcome = r.legal_mask, r.observe, r.outcome
+        low, high = self.obs_bounds()
+        self.obs_low = np.asarray(low, self.obs_dtype)
+        self.obs_high = np.asarray(high, self.obs_dtype)
+        assert self.obs_low.shape == (self.obs_size,) == self.obs_high.shape
+
+    # --- options -------------------------------------------------------------------------
+    @classmethod
+    def option_specs(cls) -> dict[str, Option]:
+        """All options of this game: the shared ones, then the game's own."""
+        def players(v: Any, _: Mapping[str, Any]) -> int:
+            if not _is_int(v) or not cls.min_players <= v <= cls.max_players:
+                raise OptionError(f"{cls.env_id}: num_players must be an integer in "
+                                  f"{cls.min_players}..{cls.max_players}, got {v!r}")
+            return int(v)
+
+        def start(v: Any, opts: Mapping[str, Any]) -> int | str:
+            if v == "random":
+                return "random"
+            n = opts["num_players"]
+            if not _is_int(v) or not 0 <= v < n:
+                raise OptionError(f"{cls.env_id}: start_player must be a seat in 0..{n - 1} "
+                                  f"or 'random', got {v!r}")
+            return int(v)
+
+        def reward(v: Any, _: Mapping[str, Any]) -> str:
+            if v not in cls.reward_modes:
+                raise OptionError(f"{cls.env_id}: reward_mode must be one of "
+                                  f"{list(cls.reward_modes)}, got {v!r}")
+            return str(v)
+
+        specs = {
+            "num_players": Option(cls.default_players,
+                                  f"number of seats, {cls.min_players}-{cls.max_players}",
+                                  players),
+            "start_player": Option(0, "seat holding the start, or 'random' (seeded)", start),
+            "reward_mode": Option("win", f"one of {list(cls.reward_modes)}", reward),
+        }
+        specs.update(cls.extra_options)
+        return specs
+
+    @classmethod
+    def _validate(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        specs = cls.option_specs()
+        unknown = sorted(set(options) - set(specs))
+        if unknown:
+            raise OptionError(f"{cls.env_id}: unknown option(s) {unknown}; "
+                              f"valid options are {sorted(specs)}")
+        out: dict[str, Any] = {}
+        for name, spec in specs.items():
+            value = options.get(name, spec.default)
+            out[name] = spec.check(value, out) if spec.check else value
+        return out
+
+    def configure(self, cfg: np.ndarray) -> None:
+        """Set sizes (``num_actions``, ``obs_size``, ``state_size``) and game-specific config
+        entries (``cfg[C_HEADER:]``)."""
+        raise NotImplementedError
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-entry lower and upper bounds of the observation vector."""
+        raise NotImplementedError
+
+    # --- state ---------------------------------------------------------------------------
+    def new_state(self, seed: int | np.uint64) -> np.ndarray:
+        """A freshly dealt state whose chance comes from ``seed``."""
+        state = np.zeros(self.state_size, np.int32)
+        u = seed if isinstance(seed, np.uint64) else seed_to_u64(seed)
+        K.rng_seed(state, u)
+        self.k_init(state, self.cfg)
+        return state
+
+    def phase_name(self, state: np.ndarray) -> str:
+        return self.phases[int(state[K.PHASE])]
+
+    def state_dict(self, state: np.ndarray, observer: int | None = None) -> dict[str, Any]:
+        """JSON-serializable dict of the state (``observer``: only what that seat knows)."""
+        cur = int(state[K.CUR])
+        d: dict[str, Any] = {
+            "game": self.name,
+            "version": self.version,
+            "options": dict(self.options),
+            "phase": self.phase_name(state),
+            "current_player": None if cur < 0 else cur,
+            "steps": int(state[K.STEPS]),
+        }
+        if observer is None:
+            d["rng"] = [int(state[K.RNG_LO]), int(state[K.RNG_HI])]
+        else:
+            d["observer"] = int(observer)
+        d.update(self.fields_to_dict(state, observer))
+        return d
+
+    def load_state_dict(self, d: Mapping[str, Any]) -> np.ndarray:
+        """Build and validate a state from :meth:`state_dict` output; raises
+        :class:`StateDictError` (never returns a half-loaded state)."""
+        if not isinstance(d, Mapping):
+            raise StateDictError(f"state dict must be a mapping, got {type(d).__name__}")
+        try:
+            if d.get("game") != self.name:
+                raise StateDictError(f"state dict is for game {d.get('game')!r}, "
+                                     f"not {self.name!r}")
+            if str(d.get("version")) != self.version:
+                raise StateDictError(f"state dict version {d.get('version')!r} != "
+                                     f"{self.version!r}")
+            if "observer" in d:
+                raise StateDictError("an observer's state dict hides information and cannot "
+                                     "be loaded; use state_dict() without observer")
+            opts = self._validate(d["options"])
+            if opts != self.options:
+                raise StateDictError(f"state dict options {opts} differ from this env's "
+                                     f"{self.options}; create the env with those options")
+            state = np.zeros(self.state_size, np.int32)
+            lo, hi = d["rng"]
+            state[K.RNG_LO], state[K.RNG_HI] = int(lo), int(hi)
+            if d["phase"] not in self.phases:
+                raise StateDictError(f"unknown phase {d['phase']!r}; phases are "
+                                     f"{list(self.phases)}")
+            state[K.PHASE] = self.phases.index(d["phase"])
+            cur = d["current_player"]
+            state[K.CUR] = -1 if cur is None else int(cur)
+            state[K.DONE] = 1 if cur is None else 0
+            state[K.STEPS] = int(d["steps"])
+            self.fields_from_dict(state, d)
+            self.check_state(state)
+        except StateDictError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AssertionError) as e:
+            raise StateDictError(f"invalid {self.name} state dict: {type(e).__name__}: {e}") \
+                from e
+        return state
+
+    def legal_actions(self, state: np.ndarray) -> list[int]:
+        mask = np.zeros(self.num_actions, np.int8)
+        self.k_legal_mask(state, self.cfg, mask)
+        return np.flatnonzero(mask).tolist()
+
+    def outcome(self, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Final (points, winners) arrays of a finished state."""
+        n = self.num_players
+        points = np.zeros(n, np.float64)
+        winners = np.zeros(n, np.int64)
+        self.k_outcome(state, self.cfg, points, winners)
+        return points, winners
+
+    # --- hooks ---------------------------------------------------------------------------
+    def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+    def check_state(self, state: np.ndarray) -> None:
+        """Raise :class:`StateDictError` if ``state`` is not a reachable-looking position
+        (cards conserved, phase fields consistent). Also the fuzz tests' invariant check."""
+        raise NotImplementedError
+
+    def action_to_str(self, action: int) -> str:
+        raise NotImplementedError
+
+    def render(self, state: np.ndarray, observer: int | None = None) -> str:
+        raise NotImplementedError
+
+    def resample(self, state: np.ndarray, observer: int,
+                 rng: np.random.Generator) -> np.ndarray:
+        """A full state consistent with everything ``observer`` knows, drawn at random."""
+        if self.perfect_information:
+            return state.copy()
+        raise NotImplementedError

@@ -1,0 +1,179 @@
+"""Batched engine: ``B`` independent games stepped by one compiled call (numba ``prange`` over
+the same rule kernels the AEC env uses; there is no second implementation).
+
+>>> vec = card_envs.vector.make("slide_v0", num_envs=4096, seed=0)
+>>> cur, obs, mask = vec.reset()
+>>> cur, obs, mask, rewards, terminated = vec.step(vec.sample_actions())
+
+Arrays (preallocated, **overwritten in place by every call**: copy what you keep):
+
+==================  ====================  ==========================================
+name                shape, dtype          meaning
+==================  ====================  ==========================================
+``current_player``  (B,) int32            seat to act in each game
+``observations``    (B, obs_size)         that seat's observation (AEC layout)
+``action_masks``    (B, num_actions) int8 that seat's legal actions
+``rewards``         (B, n) float32        every seat's reward for this step
+``terminated``      (B,) bool             the game ended with this step
+==================  ====================  ==========================================
+
+**Auto-reset** (same step, as in Pgx): when ``terminated[i]`` is true, ``rewards[i]`` are the
+final rewards of the finished game and ``current_player/observations/action_masks[i]`` already
+belong to the next game, dealt from the RNG carried in that game's state. Game ``i`` of a batch
+seeded ``s`` is the game ``env.reset(seed=s + i)`` deals, and its later games are those that
+``env.reset()`` (no seed) deals after it: the AEC env and the batch agree step for step.
+
+Actions are checked: if any is masked out or out of range, ``step`` raises
+``IllegalActionError`` naming the game index and no game is stepped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from card_envs.core import kernels as K
+from card_envs.core.errors import IllegalActionError, OptionError
+from card_envs.core.game import Game, seed_to_u64
+
+
+@njit(parallel=True)
+def _vec_reset(init, legal_mask, observe, states, cfg, seeds, cur, obs, masks):
+    for i in prange(states.shape[0]):
+        s = states[i]
+        s[:] = 0
+        K.rng_seed(s, seeds[i])
+        init(s, cfg)
+        c = s[K.CUR]
+        cur[i] = c
+        legal_mask(s, cfg, masks[i])
+        observe(s, cfg, c, obs[i])
+
+
+@njit(parallel=True)
+def _vec_step(step, init, legal_mask, observe, states, cfg, actions, cur, obs, masks,
+              rewards, terminated):
+    for i in prange(states.shape[0]):
+        s = states[i]
+        st = step(s, cfg, actions[i], rewards[i])
+        if not st & K.ST_REWARD:
+            rewards[i, :] = 0.0
+        if st & K.ST_DONE:
+            terminated[i] = True
+            lo = s[K.RNG_LO]
+            hi = s[K.RNG_HI]
+            s[:] = 0
+            s[K.RNG_LO] = lo
+            s[K.RNG_HI] = hi
+            init(s, cfg)
+        else:
+            terminated[i] = False
+        c = s[K.CUR]
+        cur[i] = c
+        legal_mask(s, cfg, masks[i])
+        observe(s, cfg, c, obs[i])
+
+
+@njit(cache=True)
+def _first_illegal(actions, masks) -> int:
+    A = masks.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= A or masks[i, a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _sample(masks, rng, out):
+    """One uniformly random legal action per game, from a per-game splitmix64 stream."""
+    A = masks.shape[1]
+    for i in prange(masks.shape[0]):
+        k = 0
+        for a in range(A):
+            k += masks[i, a]
+        z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
+        rng[i] = z
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+        j = np.int64((z >> np.uint64(11)) % np.uint64(max(k, 1)))
+        for a in range(A):
+            if masks[i, a]:
+                if j == 0:
+                    out[i] = a
+                    break
+                j -= 1
+
+
+class VectorEnv:
+    """``num_envs`` games of one configuration, stepped together (see the module docstring)."""
+
+    def __init__(self, game: Game, num_envs: int, seed: int = 0) -> None:
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise OptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.game = game
+        self.num_envs = B = int(num_envs)
+        self.num_players, self.num_actions = game.num_players, game.num_actions
+        self.obs_size = game.obs_size
+        self.cfg = game.cfg
+        self.states = np.zeros((B, game.state_size), np.int32)
+        self.current_player = np.zeros(B, np.int32)
+        self.observations = np.zeros((B, game.obs_size), game.obs_dtype)
+        self.action_masks = np.zeros((B, game.num_actions), np.int8)
+        self.rewards = np.zeros((B, game.num_players), np.float32)
+        self.terminated = np.zeros(B, np.bool_)
+        self._actions = np.zeros(B, np.int64)
+        self._policy_rng = np.zeros(B, np.uint64)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every game anew (game ``i`` from ``seed + i``)."""
+        if seed is None:
+            seed = int(np.random.default_rng().integers(0, 2**62))
+        seeds = np.array([seed_to_u64(seed + i) for i in range(self.num_envs)], np.uint64)
+        self._policy_rng[:] = seeds ^ np.uint64(0x5DEECE66D)
+        g = self.game
+        _vec_reset(g.k_init, g.k_legal_mask, g.k_observe, self.states, self.cfg, seeds,
+                   self.current_player, self.observations, self.action_masks)
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        return self.current_player, self.observations, self.action_masks
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Apply one action per game; returns ``(current_player, observations, action_masks,
+        rewards, terminated)``."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise IllegalActionError(f"actions must be an integer array of shape "
+                                     f"({self.num_envs},), got {acts.dtype} {acts.shape}")
+        self._actions[:] = acts
+        bad = _first_illegal(self._actions, self.action_masks)
+        if bad >= 0:
+            legal = np.flatnonzero(self.action_masks[bad]).tolist()
+            phase = self.game.phase_name(self.states[bad])
+            raise IllegalActionError(f"game {bad}: illegal action {int(acts[bad])} in phase "
+                                     f"{phase!r}; legal: {legal}. No game was stepped.",
+                                     int(acts[bad]), phase, legal)
+        g = self.game
+        _vec_step(g.k_step, g.k_init, g.k_legal_mask, g.k_observe, self.states, self.cfg,
+                  self._actions, self.current_player, self.observations, self.action_masks,
+                  self.rewards, self.terminated)
+        return (self.current_player, self.observations, self.action_masks, self.rewards,
+                self.terminated)
+
+    def sample_actions(self, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action for every game (compiled; its own RNG stream, so
+        sampling never changes the games' chance)."""
+        out = self._actions if out is None else out
+        _sample(self.action_masks, self._policy_rng, out)
+        return out
+
+
+def make(env_id: str, num_envs: int, seed: int = 0, **options: Any) -> VectorEnv:
+    """A batched engine of ``num_envs`` games of ``env_id`` with the given game options."""
+    from card_envs.registry import env_class
+
+    return VectorEnv(env_class(env_id).game_class(**options), num_envs, seed)
