@@ -86,11 +86,15 @@ class CardEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game. ``seed`` fixes it; without a seed the RNG carried in the state
-        continues (fresh entropy on the very first reset)."""
+        continues (fresh entropy on the very first reset). ``options`` is accepted for
+        PettingZoo compatibility; asking it to change a game option raises OptionError."""
         if options:
-            raise OptionError("game options are set when the env is created "
-                              f"(e.g. make({self.game.env_id!r}, num_players=3)); "
-                              f"reset() got options={options!r}")
+            changed = {k: v for k, v in options.items()
+                       if k in self.game.options and self.game.options[k] != v}
+            if changed:
+                raise OptionError(f"game options are fixed when the env is created (e.g. "
+                                  f"make({self.game.env_id!r}, num_players=3)); reset() got "
+                                  f"options={changed!r}")
         if seed is not None:
             u = seed_to_u64(seed)
         elif self._state is not None:

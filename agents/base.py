@@ -1,0 +1,52 @@
+"""The agent interface shared by every baseline: observation + action mask in, action out."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class Agent:
+    """A policy for one seat of one game (``env_id``).
+
+    An agent sees exactly what the env gives its seat: ``observation`` (the game's observation
+    vector) and ``action_mask`` (int8, 1 = legal) and returns one legal action. All randomness
+    comes from ``self.rng`` (a :class:`random.Random`), so an agent built or reset with a fixed
+    seed plays the same actions for the same inputs.
+
+    ``options`` are the game's options (``num_players=...``); agents ignore the ones they do
+    not need, so the arena can pass the same options to the env and to every agent.
+    """
+
+    name: ClassVar[str] = "agent"
+
+    def __init__(self, env_id: str, seed: int | None = None, **options: Any) -> None:
+        self.env_id = env_id
+        self.options = dict(options)
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game. With a ``seed`` the RNG is re-seeded (same seed, same play);
+        without one the RNG stream simply continues."""
+        if seed is not None:
+            self.seed = seed
+            self.rng.seed(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action to play (a legal one: ``action_mask[action] == 1``)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.env_id!r}, seed={self.seed!r})"
+
+
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """Indices of the legal actions; ``ValueError`` if there are none (the seat must not
+    be asked to act)."""
+    legal = np.flatnonzero(action_mask)
+    if legal.size == 0:
+        raise ValueError("action_mask has no legal action: this seat is not to act")
+    return legal

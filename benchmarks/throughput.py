@@ -1,0 +1,508 @@
+#!/usr/bin/env python
+"""Throughput benchmark: random masked play, every registered game, one process.
+
+For each game in ``card_envs.ENV_IDS`` (filter with ``--games``), with ``--players`` seats:
+
+* ``env()``       ``card_envs.make(env_id)``: the standard PettingZoo AEC loop (below), one
+                  ``env.reset()`` per game. Every ``env.step`` call counts as a step (including
+                  the ``step(None)`` calls that retire finished agents).
+* ``raw_env()``   ``card_envs.make_raw(env_id)``: the same loop.
+* ``Engine``      ``card_envs.Engine(env_id)``: ``new_state / legal_mask / step / is_terminal``
+                  from Python, same random choice.
+* ``vector``      ``card_envs.vector.make(env_id, num_envs=B, seed=0)``: ``vec.step(
+                  vec.sample_actions())`` in a loop, B steps per call, B in ``--batch-sizes``.
+
+The anchor is PettingZoo's ``connect_four_v3.env()`` with the identical AEC loop; every rate is
+also reported as a ratio to it, so results from different machines can be compared. The AEC loop
+(the random choice uses ``random.Random``, not numpy's ``Generator.choice``, which costs ~12 us
+per call and would hide the env being measured)::
+
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        action = None if term or trunc else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist())
+        env.step(action)
+
+Method: everything is built and compiled first; then each measurement runs for a fixed wall-clock
+time (``--seconds``, checked after each game / batched call) after a short warm-up, and the whole
+set is repeated ``--repeats`` times round-robin (the anchor brackets the Python-level runs of each
+repeat), so slow drift of the machine affects anchor and envs alike. Reported: median steps/s and
+min..max over the repeats.
+
+Targets (printed per game as PASS/FAIL; ``--strict`` makes a FAIL the exit status):
+``env()`` >= 10x the anchor, and the batched engine at B=4096 >= 5,000,000 steps/s.
+
+Usage::
+
+    python benchmarks/throughput.py                      # full run (~3 s x 3 per measurement)
+    python benchmarks/throughput.py --quick --repeats 1  # smoke run (~0.5 s per measurement)
+    python benchmarks/throughput.py --games slide_v0 --players 3 --json /tmp/out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import card_envs
+except ImportError:  # running from a checkout without `pip install -e .`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import card_envs
+
+import numba
+
+ANCHOR_ID = "connect_four_v3"
+ANCHOR_GAME = "connect_four_v3 (anchor)"
+DEFAULT_BATCH_SIZES = (1, 256, 4096, 65536)
+TARGET_AEC_RATIO = 10.0
+TARGET_BATCH = 4096
+TARGET_BATCH_RATE = 5_000_000.0
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+V_ENV, V_RAW, V_ENGINE, V_VECTOR = "env()", "raw_env()", "Engine", "vector"
+
+perf_counter = time.perf_counter
+
+
+# --- the timed loops ---------------------------------------------------------------------------
+# Each runner plays for at least ``duration`` seconds and returns (steps, elapsed seconds). The
+# clock is read once per game (AEC / Engine) or per call (vector), never inside the step loop.
+
+def aec_runner(env: Any, seed: int) -> Callable[[float], tuple[int, float]]:
+    """The standard PettingZoo AEC loop with random masked actions, reset after each game."""
+    rnd = random.Random(seed)
+    env.reset(seed=seed)
+
+    def run(duration: float) -> tuple[int, float]:
+        steps = 0
+        t0 = perf_counter()
+        deadline = t0 + duration
+        while True:
+            env.reset()
+            for _agent in env.agent_iter():
+                obs, rew, term, trunc, info = env.last()
+                action = (None if term or trunc
+                          else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+                env.step(action)
+                steps += 1
+            t = perf_counter()
+            if t >= deadline:
+                return steps, t - t0
+
+    return run
+
+
+def engine_runner(engine: Any, seed: int) -> Callable[[float], tuple[int, float]]:
+    """Raw single-state engine from Python: new_state / legal_mask / step / is_terminal."""
+    rnd = random.Random(seed)
+    mask = np.zeros(engine.num_actions, np.int8)
+    next_seed = [seed]
+
+    def run(duration: float) -> tuple[int, float]:
+        steps = 0
+        s = next_seed[0]
+        t0 = perf_counter()
+        deadline = t0 + duration
+        while True:
+            state = engine.new_state(s)
+            s += 1
+            while not engine.is_terminal(state):
+                engine.legal_mask(state, mask)
+                engine.step(state, rnd.choice(np.flatnonzero(mask).tolist()))
+                steps += 1
+            t = perf_counter()
+            if t >= deadline:
+                next_seed[0] = s
+                return steps, t - t0
+
+    return run
+
+
+def vector_runner(vec: Any) -> Callable[[float], tuple[int, float]]:
+    """Batched engine: ``vec.step(vec.sample_actions())``; B steps per call."""
+    B = vec.num_envs
+
+    def run(duration: float) -> tuple[int, float]:
+        calls = 0
+        t0 = perf_counter()
+        deadline = t0 + duration
+        while True:
+            vec.step(vec.sample_actions())
+            calls += 1
+            t = perf_counter()
+            if t >= deadline:
+                return calls * B, t - t0
+
+    return run
+
+
+# --- bookkeeping -------------------------------------------------------------------------------
+
+@dataclass
+class Measurement:
+    game: str
+    variant: str
+    batch_size: int | None
+    run: Callable[[float], tuple[int, float]] = field(repr=False)
+    repeats: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rates(self) -> list[float]:
+        return [r["steps_per_s"] for r in self.repeats]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rates)
+
+    def label(self) -> str:
+        b = f" B={self.batch_size}" if self.batch_size is not None else ""
+        return f"{self.game} {self.variant}{b}"
+
+    def to_json(self, anchor: float | None) -> dict[str, Any]:
+        rates = self.rates
+        return {
+            "game": self.game,
+            "variant": self.variant,
+            "batch_size": self.batch_size,
+            "median_steps_per_s": self.median,
+            "min_steps_per_s": min(rates),
+            "max_steps_per_s": max(rates),
+            "ratio_to_anchor": self.median / anchor if anchor else None,
+            "repeats": self.repeats,
+        }
+
+
+def fmt_rate(x: float) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f}k"
+    return f"{x:.0f}"
+
+
+def fmt_cost(rate: float) -> str:
+    us = 1e6 / rate
+    return f"{us:.2f} us" if us >= 1 else f"{us * 1e3:.1f} ns"
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def pkg_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        mod = sys.modules.get(name.replace("-", "_"))
+        return getattr(mod, "__version__", None)
+
+
+def machine_info() -> dict[str, Any]:
+    processor = platform.processor()
+    try:  # platform.processor() is often empty or just the arch on Linux
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    processor = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": processor,
+        "cpu_count": os.cpu_count(),
+        "cpu_count_usable": usable,
+        "python_version": sys.version,
+        "python_implementation": platform.python_implementation(),
+    }
+
+
+def versions() -> dict[str, str | None]:
+    out = {"card_envs": getattr(card_envs, "__version__", None) or pkg_version("card-envs")}
+    for name in ("numpy", "numba", "pettingzoo", "gymnasium"):
+        out[name] = pkg_version(name)
+    return out
+
+
+def resolve_games(requested: list[str] | None) -> list[str]:
+    if not requested:
+        return list(card_envs.ENV_IDS)
+    names = [n for item in requested for n in item.split(",") if n.strip()]
+    out = []
+    for n in (x.strip() for x in names):
+        if n in card_envs.ENV_IDS:
+            match = n
+        else:  # allow "slide" for "slide_v0"
+            hits = [e for e in card_envs.ENV_IDS if e.rsplit("_v", 1)[0] == n]
+            if len(hits) != 1:
+                raise SystemExit(f"unknown game {n!r}; registered: {list(card_envs.ENV_IDS)}")
+            match = hits[0]
+        if match not in out:
+            out.append(match)
+    return out
+
+
+# --- main --------------------------------------------------------------------------------------
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Steps/s of random masked play for every registered card_envs game, "
+                    "relative to PettingZoo connect_four_v3 measured in the same run.")
+    p.add_argument("--games", nargs="+", metavar="ENV_ID",
+                   help=f"games to run (default: all registered: {', '.join(card_envs.ENV_IDS)})")
+    p.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
+    p.add_argument("--seconds", type=float, default=3.0,
+                   help="wall-clock seconds per measurement (default 3)")
+    p.add_argument("--repeats", type=int, default=3,
+                   help="repeats of every measurement; median and min/max reported (default 3)")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: 0.5 s per measurement (overrides --seconds)")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="untimed seconds before each measurement (default min(0.25, seconds/10))")
+    p.add_argument("--batch-sizes", type=int, nargs="+", default=list(DEFAULT_BATCH_SIZES),
+                   metavar="B", help="batched engine sizes (default 1 256 4096 65536)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="numba threads for the batched engine (default: numba's default)")
+    p.add_argument("--seed", type=int, default=0, help="seed of deals and random policies")
+    p.add_argument("--json", metavar="PATH", default=None,
+                   help="where to write results (default benchmarks/results/"
+                        "throughput-<timestamp>.json)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit with status 1 if a target is missed")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.seconds = 0.5
+    if args.warmup is None:
+        args.warmup = min(0.25, args.seconds / 10)
+    if args.seconds <= 0 or args.repeats < 1 or args.players < 1 or args.warmup < 0:
+        p.error("--seconds and --warmup must be positive, --repeats and --players >= 1")
+    if any(b < 1 for b in args.batch_sizes):
+        p.error("--batch-sizes must be positive")
+    return args
+
+
+def build_anchor(seed: int) -> tuple[Measurement | None, str | None]:
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError as e:  # pettingzoo[classic] extra not installed
+        return None, f"{type(e).__name__}: {e}"
+    env = connect_four_v3.env()
+    run = aec_runner(env, seed)
+    run(0.05)  # first games: imports, lazy setup
+    return Measurement(ANCHOR_GAME, V_ENV, None, run), None
+
+
+def build_game(env_id: str, args: argparse.Namespace) -> list[Measurement]:
+    """All measurements of one game, built and compiled (raises OptionError if the game does
+    not support ``--players``)."""
+    opts = {"num_players": args.players}
+    ms = []
+    for variant, factory in ((V_ENV, card_envs.make), (V_RAW, card_envs.make_raw)):
+        run = aec_runner(factory(env_id, **opts), args.seed)
+        run(0.0)  # compile / first game
+        ms.append(Measurement(env_id, variant, None, run))
+    run = engine_runner(card_envs.Engine(env_id, **opts), args.seed)
+    run(0.0)
+    ms.append(Measurement(env_id, V_ENGINE, None, run))
+    for B in args.batch_sizes:
+        vec = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
+        run = vector_runner(vec)
+        run(0.0)  # compiles _vec_step for this game on the first size
+        ms.append(Measurement(env_id, V_VECTOR, B, run))
+    return ms
+
+
+def measure(m: Measurement, args: argparse.Namespace, repeat: int, t_start: float) -> None:
+    if args.warmup > 0:
+        m.run(args.warmup)
+    started = perf_counter() - t_start
+    steps, elapsed = m.run(args.seconds)
+    rate = steps / elapsed
+    m.repeats.append({"repeat": repeat, "steps": steps, "seconds": elapsed,
+                      "steps_per_s": rate, "started_at_s": round(started, 3)})
+    log(f"  [{repeat + 1}/{args.repeats}] {m.label():<40} {fmt_rate(rate):>9} steps/s")
+
+
+def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]]) -> None:
+    a = anchor.median if anchor and anchor.repeats else None
+    head = (f"{'game':<26} {'variant':<10} {'B':>6} {'steps/s':>10} "
+            f"{'min..max':>19} {'spread':>7} {'per step':>10} {'vs anchor':>10}")
+    print(head)
+    print("-" * len(head))
+
+    def row(m: Measurement) -> None:
+        rates = m.rates
+        med = m.median
+        spread = (max(rates) - min(rates)) / med * 100
+        rng = f"{fmt_rate(min(rates))}..{fmt_rate(max(rates))}"
+        ratio = f"{med / a:.2f}x" if a else "n/a"
+        b = "-" if m.batch_size is None else str(m.batch_size)
+        print(f"{m.game:<26} {m.variant:<10} {b:>6} {fmt_rate(med):>10} {rng:>19} "
+              f"{spread:>6.1f}% {fmt_cost(med):>10} {ratio:>10}")
+
+    if anchor and anchor.repeats:
+        row(anchor)
+    for ms in games.values():
+        for m in ms:
+            if m.repeats:
+                row(m)
+
+
+def check_targets(anchor: Measurement | None,
+                  games: dict[str, list[Measurement]]) -> list[dict[str, Any]]:
+    a = anchor.median if anchor and anchor.repeats else None
+    out = []
+    for env_id, ms in games.items():
+        env = next(m for m in ms if m.variant == V_ENV)
+        ratio = env.median / a if a else None
+        out.append({
+            "game": env_id, "target": f"AEC env() >= {TARGET_AEC_RATIO:g}x {ANCHOR_ID}",
+            "measured": ratio, "required": TARGET_AEC_RATIO,
+            "status": "SKIP" if ratio is None else
+                      ("PASS" if ratio >= TARGET_AEC_RATIO else "FAIL"),
+        })
+        vec = next((m for m in ms if m.variant == V_VECTOR and m.batch_size == TARGET_BATCH),
+                   None)
+        rate = vec.median if vec else None
+        out.append({
+            "game": env_id,
+            "target": f"batched B={TARGET_BATCH} >= {TARGET_BATCH_RATE:,.0f} steps/s",
+            "measured": rate, "required": TARGET_BATCH_RATE,
+            "status": "SKIP" if rate is None else
+                      ("PASS" if rate >= TARGET_BATCH_RATE else "FAIL"),
+        })
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    game_ids = resolve_games(args.games)
+    if args.threads is not None:
+        numba.set_num_threads(args.threads)
+    t_start = perf_counter()
+    started = _dt.datetime.now()
+
+    log(f"card_envs throughput: games={game_ids} players={args.players} "
+        f"seconds={args.seconds} repeats={args.repeats} warmup={args.warmup} "
+        f"numba threads={numba.get_num_threads()}")
+
+    anchor, anchor_error = build_anchor(args.seed)
+    if anchor is None:
+        log(f"\n*** anchor {ANCHOR_ID} unavailable ({anchor_error}).\n"
+            f"*** Install PettingZoo's classic games to get the anchor and the ratios:\n"
+            f'***     pip install -e ".[bench]"      (or: make bench)\n'
+            f"*** Continuing without the anchor.\n")
+
+    games: dict[str, list[Measurement]] = {}
+    skipped: dict[str, str] = {}
+    for env_id in game_ids:
+        t = perf_counter()
+        try:
+            games[env_id] = build_game(env_id, args)
+        except card_envs.OptionError as e:
+            skipped[env_id] = str(e)
+            log(f"skipping {env_id}: {e}")
+            continue
+        log(f"built and compiled {env_id} in {perf_counter() - t:.1f} s")
+
+    # Round-robin: every repeat runs every measurement once. The anchor brackets the
+    # Python-level runs (before and after), then the batched runs (all cores) follow.
+    python_level = [m for ms in games.values() for m in ms if m.variant != V_VECTOR]
+    batched = [m for ms in games.values() for m in ms if m.variant == V_VECTOR]
+    for r in range(args.repeats):
+        log(f"repeat {r + 1}/{args.repeats}")
+        order = ([anchor] if anchor else []) + python_level + ([anchor] if anchor else [])
+        for m in order + batched:
+            measure(m, args, r, t_start)
+
+    a = anchor.median if anchor else None
+    print()
+    print(f"card_envs throughput, {args.players} players, random masked play; median of "
+          f"{args.repeats} x {args.seconds:g} s (anchor: {2 * args.repeats} runs bracketing the "
+          f"Python-level runs); numba threads {numba.get_num_threads()}, "
+          f"{os.cpu_count()} CPUs")
+    print()
+    print_table(anchor, games)
+    if anchor is None:
+        print(f"\n(no anchor: {ANCHOR_ID} not importable; "
+              f'pip install -e ".[bench]" or make bench)')
+    for env_id, why in skipped.items():
+        print(f"\n(skipped {env_id}: {why})")
+
+    targets = check_targets(anchor, games)
+    print("\nTargets:")
+    for t in targets:
+        if t["measured"] is None:
+            got = "no anchor" if "AEC" in t["target"] else "not measured"
+        elif "AEC" in t["target"]:
+            got = f"{t['measured']:.2f}x"
+        else:
+            got = f"{t['measured']:,.0f} steps/s"
+        print(f"  {t['status']:<4}  {t['game']:<14} {t['target']:<42} measured {got}")
+
+    try:
+        layer = numba.threading_layer()
+    except Exception:  # raised when no parallel function has run
+        layer = None
+    result = {
+        "schema": 1,
+        "benchmark": "card_envs throughput (random masked play)",
+        "started": started.isoformat(timespec="seconds"),
+        "duration_s": round(perf_counter() - t_start, 2),
+        "command": [sys.executable, *sys.argv],
+        "machine": machine_info(),
+        "versions": versions(),
+        "numba": {"num_threads": numba.get_num_threads(),
+                  "config_num_threads": numba.config.NUMBA_NUM_THREADS,
+                  "threading_layer": layer},
+        "options": {**{k: v for k, v in vars(args).items() if k != "json"},
+                    "games": game_ids},
+        "anchor": {"env_id": ANCHOR_ID, "available": anchor is not None,
+                   "error": anchor_error,
+                   "median_steps_per_s": a},
+        "skipped_games": skipped,
+        "measurements": ([anchor.to_json(a)] if anchor else [])
+        + [m.to_json(a) for ms in games.values() for m in ms],
+        "paired_aec_ratios": {  # env() rate / mean of the two anchor runs of the same repeat
+            env_id: [
+                e["steps_per_s"] / statistics.mean(
+                    x["steps_per_s"] for x in anchor.repeats if x["repeat"] == e["repeat"])
+                for e in next(m for m in ms if m.variant == V_ENV).repeats
+            ] for env_id, ms in games.items()
+        } if anchor else {},
+        "targets": targets,
+    }
+    path = Path(args.json) if args.json else (
+        RESULTS_DIR / f"throughput-{started.strftime('%Y%m%d-%H%M%S')}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nJSON: {path}")
+    print(f"total time {perf_counter() - t_start:.1f} s")
+
+    if args.strict and any(t["status"] == "FAIL" for t in targets):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
