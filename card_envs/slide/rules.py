@@ -249,28 +249,32 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     """Write ``seat``'s observation (layout in ``card_envs.slide.env``); seats are relative,
     the observer first. Face-down cards and other seats' pending reveals are not shown."""
     n = cfg[C_PLAYERS]
-    k = 0
     mid = SLOTS * n
     uns = mid + NUM_VALUES
     for v in range(NUM_VALUES):
-        obs[mid + v] = state[MID + v]
-        obs[uns + v] = COPIES - state[MID + v]
-    for i in range(n):
-        q = (seat + i) % n
+        m = state[MID + v]
+        obs[mid + v] = m
+        obs[uns + v] = COPIES - m
+    k = 0
+    q = seat
+    for _ in range(n):
+        g = GRID + q * SLOTS
+        f = FACE + q * SLOTS
         for s in range(SLOTS):
-            v = state[GRID + q * SLOTS + s]
-            if v == 0:
-                obs[k] = 0
-            elif state[FACE + q * SLOTS + s]:
+            v = state[g + s]
+            if state[f + s]:
                 obs[k] = v
                 obs[uns + v - 1] -= 1
             else:
-                obs[k] = FACE_DOWN_CODE
+                obs[k] = FACE_DOWN_CODE if v else 0
             k += 1
+        q = q + 1 if q + 1 < n else 0
     t = uns + NUM_VALUES
     obs[t] = state[PHASE]
     obs[t + 1] = state[ROUND]
-    obs[t + 2] = (state[FIRST] - seat) % n
+    d = state[FIRST] - seat
+    obs[t + 2] = d + n if d < 0 else d
     cur = state[CUR]
-    obs[t + 3] = -1 if cur < 0 else (cur - seat) % n
+    d = cur - seat
+    obs[t + 3] = -1 if cur < 0 else (d + n if d < 0 else d)
     obs[t + 4] = state[REVEAL + seat] if state[PHASE] == P_REVEAL else -1
