@@ -12,7 +12,7 @@ already pairs.
   best side is found; the slot with the lowest expected score of the best pick among the ``m``
   middle cards left at the agent's turn (``m`` iid draws from the unseen cards) is chosen.
 
-Ties are broken with the agent's seeded RNG. The scoring runs in numba (~0.1 ms a decision).
+Ties are broken with the agent's seeded RNG. The scoring runs in numba (~15 us a pick, ~60 us a reveal).
 """
 
 from __future__ import annotations
@@ -72,49 +72,54 @@ def _side_ok(empty: int, side: int) -> bool:
 
 
 @njit(cache=True)
-def _score(grid: np.ndarray, p: np.ndarray) -> float:
-    """Expected final points of ``grid`` (codes) if the game ended now; ``p[v-1]`` is the
-    chance that a face-down card has value ``v``."""
+def _tables(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Score tables for ``_score``: ``up[v, k]`` = v (1 - p_v)^k (a face-up v with k face-down
+    neighbours), ``down[u, k]`` = p_u u (1 - p_u)^k and ``down_all[k]`` = sum over u."""
+    up = np.zeros((NUM_VALUES + 1, 5))
+    down = np.zeros((NUM_VALUES + 1, 5))
+    down_all = np.zeros(5)
+    for v in range(1, NUM_VALUES + 1):
+        q = 1.0 - p[v - 1]
+        for k in range(5):
+            up[v, k] = v * q ** k
+            down[v, k] = p[v - 1] * v * q ** k
+            down_all[k] += down[v, k]
+    return up, down, down_all
+
+
+@njit(cache=True)
+def _score(grid: np.ndarray, up: np.ndarray, down: np.ndarray, down_all: np.ndarray) -> float:
+    """Expected final points of ``grid`` (codes) if the game ended now (tables: ``_tables``).
+
+    A face-up card counts 0 when a face-up neighbour has its value, else its value times the
+    chance that none of its face-down neighbours turns out equal; a face-down card counts the
+    expected value of an unseen card, over the values no face-up neighbour pairs."""
     total = 0.0
-    nb = np.empty(4, np.int64)
     for i in range(SLOTS):
         v = grid[i]
         if v == 0:
             continue
         r = i // 4
         c = i % 4
-        k = 0
-        if c > 0:
-            nb[k] = grid[i - 1]
-            k += 1
-        if c < 3:
-            nb[k] = grid[i + 1]
-            k += 1
-        if r > 0:
-            nb[k] = grid[i - 4]
-            k += 1
-        if r < 3:
-            nb[k] = grid[i + 4]
-            k += 1
-        down = 0
-        for j in range(k):
-            if nb[j] == FACE_DOWN:
-                down += 1
+        a = grid[i - 1] if c > 0 else 0
+        b = grid[i + 1] if c < 3 else 0
+        t = grid[i - 4] if r > 0 else 0
+        d = grid[i + 4] if r < 3 else 0
+        k = (a == FACE_DOWN) + (b == FACE_DOWN) + (t == FACE_DOWN) + (d == FACE_DOWN)
         if v != FACE_DOWN:
-            paired = False
-            for j in range(k):
-                if nb[j] == v:
-                    paired = True
-            if not paired:
-                total += v * (1.0 - p[v - 1]) ** down
-        else:
-            for u in range(1, NUM_VALUES + 1):
-                paired = False
-                for j in range(k):
-                    if nb[j] == u:
-                        paired = True
-                if not paired:
-                    total += p[u - 1] * u * (1.0 - p[u - 1]) ** down
+            if a != v and b != v and t != v and d != v:
+                total += up[v, k]
+            continue
+        x = down_all[k]  # minus the values that a face-up neighbour would pair
+        if 0 < a < FACE_DOWN:
+            x -= down[a, k]
+        if 0 < b < FACE_DOWN and b != a:
+            x -= down[b, k]
+        if 0 < t < FACE_DOWN and t != a and t != b:
+            x -= down[t, k]
+        if 0 < d < FACE_DOWN and d != a and d != b and d != t:
+            x -= down[d, k]
+        total += x
     return total
 
 
@@ -132,6 +137,7 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
     p = np.empty(NUM_VALUES)
     for v in range(NUM_VALUES):
         p[v] = unseen[v] / tot if tot > 0 else 0.1
+    up, down, down_all = _tables(p)
     tmp = np.empty(SLOTS, np.int64)
     empty = -1
     for i in range(SLOTS):
@@ -140,7 +146,7 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
     for a in range(PICK0, mask.shape[0]):  # pick: simulate each (value, side)
         if mask[a] and empty >= 0:
             _push(grid, empty, (a - PICK0) % 4, (a - PICK0) // 4 + 1, tmp)
-            scores[a] = _score(tmp, p)
+            scores[a] = _score(tmp, up, down, down_all)
     gap = np.empty(SLOTS, np.int64)
     best = np.empty(NUM_VALUES)
     order = np.empty(NUM_VALUES, np.int64)
@@ -155,9 +161,7 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
             for side in range(4):
                 if _side_ok(s, side):
                     _push(gap, s, side, v + 1, tmp)
-                    x = _score(tmp, p)
-                    if x < b:
-                        b = x
+                    b = min(b, _score(tmp, up, down, down_all))
             best[v] = b
         # E[min of best[v] over `draws` iid values v ~ p]: walk values from best to worst
         order[:] = np.argsort(best)
@@ -172,6 +176,20 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
     return scores
 
 
+def _compile() -> None:
+    """Compile (or load from numba's cache) the kernels now, not inside a timed game loop."""
+    global _COMPILED
+    if not _COMPILED:
+        grid = np.full(SLOTS, FACE_DOWN, np.int64)
+        mask = np.zeros(PICK0 + 4 * NUM_VALUES, np.int8)
+        mask[5] = 1
+        action_scores(grid, np.full(NUM_VALUES, 8.0), mask, 2)
+        _COMPILED = True
+
+
+_COMPILED = False
+
+
 class SlideHeuristicAgent(Agent):
     """Greedy on expected final points (see the module docstring)."""
 
@@ -180,6 +198,7 @@ class SlideHeuristicAgent(Agent):
     def __init__(self, env_id: str = "slide_v0", seed: int | None = None,
                  **options: Any) -> None:
         super().__init__(env_id, seed, **options)
+        _compile()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)

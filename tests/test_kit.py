@@ -378,3 +378,35 @@ def test_render_and_action_names(case: Case) -> None:
     quiet = case.raw()
     quiet.reset(seed=0)
     assert quiet.render() is None
+
+
+@first_cases
+def test_env_matches_pettingzoo_classic_wrappers(case: Case) -> None:
+    """env()'s native illegal-move handling gives what PettingZoo's wrapper stack gives."""
+    from pettingzoo.utils import wrappers
+
+    ours = _started(case, wrapped=True)
+    theirs = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(case.raw(), illegal_reward=-1)))
+    theirs.reset(seed=11)
+    play_steps(theirs, random.Random(3), 5)
+    mask = ours.observe(ours.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    assert theirs.observe(theirs.agent_selection)["action_mask"].tolist() == mask.tolist()
+    with pytest.warns(UserWarning):
+        ours.step(bad)
+    theirs.step(bad)
+    for a in ours.possible_agents:
+        assert ours._cumulative_rewards[a] == theirs._cumulative_rewards[a]
+        assert ours.terminations[a] == theirs.terminations[a]
+    assert list(ours.agent_iter()) and not list(ours.agent_iter())  # all agents leave via None
+
+
+def test_runs_without_jit() -> None:
+    """NUMBA_DISABLE_JIT=1 (debugging, coverage) runs the same engine as plain Python."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kit import digest; "
+            "print(digest('slide_v0', {}, seed=5, games=1))")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code, str(Path(__file__).parent)],
+                         capture_output=True, text=True, env=env, check=True, timeout=300)
+    assert out.stdout.strip() == digest("slide_v0", {}, seed=5, games=1)
