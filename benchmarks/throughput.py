@@ -52,7 +52,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -70,6 +70,7 @@ DEFAULT_BATCH_SIZES = (1, 256, 4096, 65536)
 TARGET_AEC_RATIO = 10.0
 TARGET_BATCH = 4096
 TARGET_BATCH_RATE = 5_000_000.0
+LOAD_WARN = 0.25  # CPUs used by other processes above which a measurement is flagged
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 V_ENV, V_RAW, V_ENGINE, V_VECTOR = "env()", "raw_env()", "Engine", "vector"
@@ -93,7 +94,7 @@ def aec_runner(env: Any, seed: int) -> Callable[[float], tuple[int, float]]:
         while True:
             env.reset()
             for _agent in env.agent_iter():
-                obs, rew, term, trunc, info = env.last()
+                obs, _rew, term, trunc, _info = env.last()
                 action = (None if term or trunc
                           else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
                 env.step(action)
@@ -167,6 +168,11 @@ class Measurement:
     def median(self) -> float:
         return statistics.median(self.rates)
 
+    @property
+    def max_other_load(self) -> float | None:
+        loads = [r["other_cpu_load"] for r in self.repeats if r["other_cpu_load"] is not None]
+        return max(loads) if loads else None
+
     def label(self) -> str:
         b = f" B={self.batch_size}" if self.batch_size is not None else ""
         return f"{self.game} {self.variant}{b}"
@@ -181,6 +187,7 @@ class Measurement:
             "min_steps_per_s": min(rates),
             "max_steps_per_s": max(rates),
             "ratio_to_anchor": self.median / anchor if anchor else None,
+            "max_other_cpu_load": self.max_other_load,
             "repeats": self.repeats,
         }
 
@@ -196,6 +203,45 @@ def fmt_rate(x: float) -> str:
 def fmt_cost(rate: float) -> str:
     us = 1e6 / rate
     return f"{us:.2f} us" if us >= 1 else f"{us * 1e3:.1f} ns"
+
+
+def _system_cpu_seconds() -> tuple[float, float] | None:
+    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat (Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            parts = f.readline().split()
+    except OSError:
+        return None
+    if not parts or parts[0] != "cpu":
+        return None
+    v = [int(x) for x in parts[1:9]] + [0] * max(0, 9 - len(parts))
+    user, nice, system, _idle, _iowait, irq, softirq, steal = v[:8]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / hz, steal / hz
+
+
+class LoadProbe:
+    """CPU used by *other* processes (and stolen by the hypervisor) during a measurement, in
+    CPUs: 0.0 is a quiet machine; 1.0 means another process kept a whole core busy. The
+    batched engine is very sensitive to this (its threads wait for each other each call)."""
+
+    def __enter__(self) -> Self:
+        self.sys0 = _system_cpu_seconds()
+        t = os.times()
+        self.own0 = t.user + t.system
+        self.wall0 = perf_counter()
+        self.other = self.steal = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys1 = _system_cpu_seconds()
+        t = os.times()
+        own = t.user + t.system - self.own0
+        wall = perf_counter() - self.wall0
+        if self.sys0 is None or sys1 is None or wall <= 0:
+            return
+        self.other = max(0.0, (sys1[0] - self.sys0[0] - own) / wall)
+        self.steal = max(0.0, (sys1[1] - self.sys0[1]) / wall)
 
 
 def log(msg: str) -> None:
@@ -336,17 +382,21 @@ def measure(m: Measurement, args: argparse.Namespace, repeat: int, t_start: floa
     if args.warmup > 0:
         m.run(args.warmup)
     started = perf_counter() - t_start
-    steps, elapsed = m.run(args.seconds)
+    with LoadProbe() as probe:
+        steps, elapsed = m.run(args.seconds)
     rate = steps / elapsed
     m.repeats.append({"repeat": repeat, "steps": steps, "seconds": elapsed,
-                      "steps_per_s": rate, "started_at_s": round(started, 3)})
-    log(f"  [{repeat + 1}/{args.repeats}] {m.label():<40} {fmt_rate(rate):>9} steps/s")
+                      "steps_per_s": rate, "started_at_s": round(started, 3),
+                      "other_cpu_load": probe.other, "steal_cpu": probe.steal})
+    busy = "" if probe.other is None else f"   (other load {probe.other:.2f} CPU)"
+    log(f"  [{repeat + 1}/{args.repeats}] {m.label():<40} {fmt_rate(rate):>9} steps/s{busy}")
 
 
 def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]]) -> None:
     a = anchor.median if anchor and anchor.repeats else None
     head = (f"{'game':<26} {'variant':<10} {'B':>6} {'steps/s':>10} "
-            f"{'min..max':>19} {'spread':>7} {'per step':>10} {'vs anchor':>10}")
+            f"{'min..max':>19} {'spread':>7} {'per step':>10} {'vs anchor':>10} "
+            f"{'load':>5}")
     print(head)
     print("-" * len(head))
 
@@ -357,8 +407,10 @@ def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]])
         rng = f"{fmt_rate(min(rates))}..{fmt_rate(max(rates))}"
         ratio = f"{med / a:.2f}x" if a else "n/a"
         b = "-" if m.batch_size is None else str(m.batch_size)
+        load = m.max_other_load
+        load_s = "?" if load is None else f"{load:.2f}"
         print(f"{m.game:<26} {m.variant:<10} {b:>6} {fmt_rate(med):>10} {rng:>19} "
-              f"{spread:>6.1f}% {fmt_cost(med):>10} {ratio:>10}")
+              f"{spread:>6.1f}% {fmt_cost(med):>10} {ratio:>10} {load_s:>5}")
 
     if anchor and anchor.repeats:
         row(anchor)
@@ -406,6 +458,13 @@ def main(argv: list[str] | None = None) -> int:
         f"seconds={args.seconds} repeats={args.repeats} warmup={args.warmup} "
         f"numba threads={numba.get_num_threads()}")
 
+    with LoadProbe() as idle:
+        time.sleep(0.3)
+    if idle.other is not None and idle.other > LOAD_WARN:
+        log(f"WARNING: the machine is busy before the benchmark starts: other processes use "
+            f"{idle.other:.2f} of {os.cpu_count()} CPUs. Results will be noisy (the batched "
+            f"engine most); see the load column.")
+
     anchor, anchor_error = build_anchor(args.seed)
     if anchor is None:
         log(f"\n*** anchor {ANCHOR_ID} unavailable ({anchor_error}).\n"
@@ -443,6 +502,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.cpu_count()} CPUs")
     print()
     print_table(anchor, games)
+    print("\nload = most CPU used by other processes during any repeat, in CPUs (from "
+          "/proc/stat; 0 = quiet machine).")
+    all_ms = ([anchor] if anchor else []) + [m for ms in games.values() for m in ms]
+    loaded = [m for m in all_ms if (m.max_other_load or 0.0) > LOAD_WARN]
+    if loaded:
+        print(f"WARNING: other processes used > {LOAD_WARN} CPU during {len(loaded)} "
+              f"measurement(s) of {len(all_ms)}; those rates (the batched engine most, since "
+              f"its {numba.get_num_threads()} threads wait for each other on every call) are "
+              f"not representative. Re-run on a quiet machine, or with --threads.")
     if anchor is None:
         print(f"\n(no anchor: {ANCHOR_ID} not importable; "
               f'pip install -e ".[bench]" or make bench)')
@@ -462,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         layer = numba.threading_layer()
-    except Exception:  # raised when no parallel function has run
+    except ValueError:  # no parallel function has run
         layer = None
     result = {
         "schema": 1,
@@ -470,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         "started": started.isoformat(timespec="seconds"),
         "duration_s": round(perf_counter() - t_start, 2),
         "command": [sys.executable, *sys.argv],
-        "machine": machine_info(),
+        "machine": {**machine_info(), "other_cpu_load_at_start": idle.other},
         "versions": versions(),
         "numba": {"num_threads": numba.get_num_threads(),
                   "config_num_threads": numba.config.NUMBA_NUM_THREADS,

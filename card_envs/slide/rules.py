@@ -262,11 +262,13 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         f = FACE + q * SLOTS
         for s in range(SLOTS):
             v = state[g + s]
-            if state[f + s]:
+            if v == 0:
+                obs[k] = 0
+            elif state[f + s]:
                 obs[k] = v
                 obs[uns + v - 1] -= 1
             else:
-                obs[k] = FACE_DOWN_CODE if v else 0
+                obs[k] = FACE_DOWN_CODE
             k += 1
         q = q + 1 if q + 1 < n else 0
     t = uns + NUM_VALUES
