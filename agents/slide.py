@@ -12,7 +12,8 @@ already pairs.
   best side is found; the slot with the lowest expected score of the best pick among the ``m``
   middle cards left at the agent's turn (``m`` iid draws from the unseen cards) is chosen.
 
-Ties are broken with the agent's seeded RNG. The scoring runs in numba (~15 us a pick, ~60 us a reveal).
+Ties are broken with the agent's seeded RNG. The scoring runs in numba (~15 us a pick,
+~60 us a reveal).
 """
 
 from __future__ import annotations

@@ -391,7 +391,7 @@ def test_push_every_side_every_gap_matches_reference(empty):
     rng = np.random.default_rng(1000 + empty)
     inner = ((empty // 4) in (1, 2)) + ((empty % 4) in (1, 2))
     assert len(ref_sides(empty)) == 2 + inner  # corner 2, edge 3, inner 4
-    for trial in range(3):
+    for _trial in range(3):
         round_ = int(rng.integers(16))
         grids, faces, middle, reveals = _push_case(rng, empty, round_)
         env = load_pick_state(2, grids, faces, middle, round_, 0, 0, reveals)
@@ -715,7 +715,7 @@ def test_observation_and_observer_dict_ignore_hidden_information(seed, n, frac):
                     "steps"):
             assert osd[key] == full[key]
         # arbitrary changes of hidden information do not change what the seat sees
-        for t in range(3):
+        for _t in range(3):
             other = _scramble_hidden(env.state_array, n, s, rng)
             assert eng.observe(other, s).tolist() == obs.tolist()
             assert env.game.state_dict(other, s) == osd
@@ -725,7 +725,7 @@ def test_observation_and_observer_dict_ignore_hidden_information(seed, n, frac):
             assert e2.observe(agent)["observation"].tolist() == obs.tolist()
             assert e2.state_dict(observer=s) == osd
         # determinization keeps the observer's view and the card counts
-        for t in range(2):
+        for _t in range(2):
             rs = env.resample(s, np.random.default_rng(rng.integers(2**32)))
             assert rs.observe(agent)["observation"].tolist() == obs.tolist()
             assert (rs.observe(agent)["action_mask"] == env.observe(agent)["action_mask"]).all()

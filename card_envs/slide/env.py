@@ -1,4 +1,6 @@
-"""Slide (``slide_v0``): end with the lowest total in your 4x4 grid. Rules: ``shared/rules/slide.md``.
+"""Slide (``slide_v0``): end with the lowest total in your 4x4 grid.
+
+Rules: ``shared/rules/slide.md``.
 
 Version ``0``. 2-6 players. Options: ``num_players`` (2), ``start_player`` (0 or ``"random"``),
 ``reward_mode`` (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``: ``-points``).
@@ -25,7 +27,7 @@ Observation ``Box(int8, (16n + 25,))``, seats relative to the observer (observer
 
 | index            | meaning                                                              |
 |------------------|----------------------------------------------------------------------|
-| 0 .. 16n-1       | grids, seat-relative, slot ``row*4+col``: 0 empty, 1-10 face-up value, 11 face down |
+| 0 .. 16n-1       | grids, seat-relative, slot ``row*4+col``: 0 empty, 1-10 face up, 11 down |
 | 16n .. 16n+9     | middle: count of each value 1-10                                     |
 | 16n+10 .. 16n+19 | unseen: copies of each value not visible anywhere (10 - seen)        |
 | 16n+20           | phase: 0 reveal, 1 pick, 2 end                                       |
