@@ -25,6 +25,7 @@ demo: $(VENV)/.core
 	$(BIN)/python examples/arena.py --game slide --agents random,heuristic --games 200
 
 test: $(VENV)/.dev
+	$(BIN)/ruff check card_envs agents examples tests benchmarks
 	$(BIN)/python -m pytest -q
 
 stress: $(VENV)/.dev

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent, legal_actions
+from card_envs.slide.rules import shift_in, side_ok
 
 SLOTS = 16
 NUM_VALUES = 10
@@ -36,40 +37,10 @@ _TIE = 1e-9
 @njit(cache=True)
 def _push(grid: np.ndarray, empty: int, side: int, value: int, out: np.ndarray) -> None:
     """``out`` = ``grid`` with ``value`` pushed in from ``side`` toward the gap ``empty``
-    (the semantics of ``card_envs.slide.rules.push``, on observation codes)."""
+    (``card_envs.slide.rules.shift_in`` on observation codes)."""
     for i in range(SLOTS):
         out[i] = grid[i]
-    r = empty // 4
-    c = empty % 4
-    if side == LEFT:
-        for k in range(c, 0, -1):
-            out[r * 4 + k] = out[r * 4 + k - 1]
-        out[r * 4] = value
-    elif side == RIGHT:
-        for k in range(c, 3):
-            out[r * 4 + k] = out[r * 4 + k + 1]
-        out[r * 4 + 3] = value
-    elif side == TOP:
-        for k in range(r, 0, -1):
-            out[k * 4 + c] = out[(k - 1) * 4 + c]
-        out[c] = value
-    else:
-        for k in range(r, 3):
-            out[k * 4 + c] = out[(k + 1) * 4 + c]
-        out[12 + c] = value
-
-
-@njit(cache=True, inline="always")
-def _side_ok(empty: int, side: int) -> bool:
-    r = empty // 4
-    c = empty % 4
-    if side == LEFT:
-        return c != 0
-    if side == RIGHT:
-        return c != 3
-    if side == TOP:
-        return r != 0
-    return r != 3
+    shift_in(out, 0, empty, side, value)
 
 
 @njit(cache=True)
@@ -160,7 +131,7 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
         for v in range(NUM_VALUES):
             b = np.inf
             for side in range(4):
-                if _side_ok(s, side):
+                if side_ok(s, side):
                     _push(gap, s, side, v + 1, tmp)
                     b = min(b, _score(tmp, up, down, down_all))
             best[v] = b

@@ -125,35 +125,35 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def push(state: np.ndarray, seat: int, empty: int, side: int, value: int) -> None:
-    """Push ``value`` (face up) into ``seat``'s grid from ``side``, shifting the cards between
-    that edge and the empty slot one place toward it."""
-    g = GRID + seat * SLOTS
-    f = FACE + seat * SLOTS
+def shift_in(a: np.ndarray, base: int, empty: int, side: int, value: int) -> None:
+    """On the 4x4 grid ``a[base:base+16]``: shift the cells between the edge ``side`` and the
+    gap ``empty`` one place toward the gap and put ``value`` at the edge."""
     r = empty // 4
     c = empty % 4
     if side == LEFT:
         for k in range(c, 0, -1):
-            state[g + r * 4 + k] = state[g + r * 4 + k - 1]
-            state[f + r * 4 + k] = state[f + r * 4 + k - 1]
-        dst = r * 4
+            a[base + r * 4 + k] = a[base + r * 4 + k - 1]
+        a[base + r * 4] = value
     elif side == RIGHT:
         for k in range(c, 3):
-            state[g + r * 4 + k] = state[g + r * 4 + k + 1]
-            state[f + r * 4 + k] = state[f + r * 4 + k + 1]
-        dst = r * 4 + 3
+            a[base + r * 4 + k] = a[base + r * 4 + k + 1]
+        a[base + r * 4 + 3] = value
     elif side == TOP:
         for k in range(r, 0, -1):
-            state[g + k * 4 + c] = state[g + (k - 1) * 4 + c]
-            state[f + k * 4 + c] = state[f + (k - 1) * 4 + c]
-        dst = c
+            a[base + k * 4 + c] = a[base + (k - 1) * 4 + c]
+        a[base + c] = value
     else:
         for k in range(r, 3):
-            state[g + k * 4 + c] = state[g + (k + 1) * 4 + c]
-            state[f + k * 4 + c] = state[f + (k + 1) * 4 + c]
-        dst = 12 + c
-    state[g + dst] = value
-    state[f + dst] = 1
+            a[base + k * 4 + c] = a[base + (k + 1) * 4 + c]
+        a[base + 12 + c] = value
+
+
+@njit(cache=True)
+def push(state: np.ndarray, seat: int, empty: int, side: int, value: int) -> None:
+    """Push ``value`` (face up) into ``seat``'s grid from ``side``; shifted cards keep their
+    face."""
+    shift_in(state, GRID + seat * SLOTS, empty, side, value)
+    shift_in(state, FACE + seat * SLOTS, empty, side, 1)
 
 
 @njit(cache=True)
