@@ -496,10 +496,11 @@ def main(argv: list[str] | None = None) -> int:
 
     a = anchor.median if anchor else None
     print()
+    anchor_note = (f" (anchor: {2 * args.repeats} runs bracketing the Python-level runs)"
+                   if anchor else " (no anchor)")
     print(f"card_envs throughput, {args.players} players, random masked play; median of "
-          f"{args.repeats} x {args.seconds:g} s (anchor: {2 * args.repeats} runs bracketing the "
-          f"Python-level runs); numba threads {numba.get_num_threads()}, "
-          f"{os.cpu_count()} CPUs")
+          f"{args.repeats} x {args.seconds:g} s{anchor_note}; numba threads "
+          f"{numba.get_num_threads()}, {os.cpu_count()} CPUs")
     print()
     print_table(anchor, games)
     print("\nload = most CPU used by other processes during any repeat, in CPUs (from "
