@@ -3,7 +3,7 @@ the same rule kernels the AEC env uses; there is no second implementation).
 
 >>> vec = card_envs.vector.make("slide_v0", num_envs=4096, seed=0)
 >>> cur, obs, mask = vec.reset()
->>> cur, obs, mask, rewards, terminated = vec.step(vec.sample_actions())
+>>> cur, obs, mask, rewards, terminated, truncated = vec.step(vec.sample_actions())
 
 Arrays (preallocated, **overwritten in place by every call**: copy what you keep):
 
@@ -14,14 +14,16 @@ name                shape, dtype          meaning
 ``observations``    (B, obs_size)         that seat's observation (AEC layout)
 ``action_masks``    (B, num_actions) int8 that seat's legal actions
 ``rewards``         (B, n) float32        every seat's reward for this step
-``terminated``      (B,) bool             the game ended with this step
+``terminated``      (B,) bool             the game ended by its rules with this step
+``truncated``       (B,) bool             the game was cut off by a limit this step
 ==================  ====================  ==========================================
 
-**Auto-reset** (same step, as in Pgx): when ``terminated[i]`` is true, ``rewards[i]`` are the
-final rewards of the finished game and ``current_player/observations/action_masks[i]`` already
-belong to the next game, dealt from the RNG carried in that game's state. Game ``i`` of a batch
-seeded ``s`` is the game ``env.reset(seed=s + i)`` deals, and its later games are those that
-``env.reset()`` (no seed) deals after it: the AEC env and the batch agree step for step.
+**Auto-reset** (same step, as in Pgx): when ``terminated[i]`` or ``truncated[i]`` is true,
+``rewards[i]`` are the final rewards of the finished game and
+``current_player/observations/action_masks[i]`` already belong to the next game, dealt from
+the RNG carried in that game's state. Game ``i`` of a batch seeded ``s`` is the game
+``env.reset(seed=s + i)`` deals, and its later games are those that ``env.reset()`` (no seed)
+deals after it: the AEC env and the batch agree step for step.
 
 Actions are checked: if any is masked out or out of range, ``step`` raises
 ``IllegalActionError`` naming the game index and no game is stepped.
@@ -64,14 +66,16 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
             legal_mask(s, cfg, masks[i])
             observe(s, cfg, c, obs[i])
 
-    def vec_step(states, cfg, actions, cur, obs, masks, rewards, terminated):
+    def vec_step(states, cfg, actions, cur, obs, masks, rewards, terminated, truncated):
         for i in prange(states.shape[0]):
             s = states[i]
             st = step(s, cfg, actions[i], rewards[i])
             if not st & K.ST_REWARD:
                 rewards[i, :] = 0.0
             if st & K.ST_DONE:
-                terminated[i] = True
+                trunc = (st & K.ST_TRUNC) != 0
+                terminated[i] = not trunc
+                truncated[i] = trunc
                 lo = s[K.RNG_LO]
                 hi = s[K.RNG_HI]
                 s[:] = 0
@@ -80,6 +84,7 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
                 init(s, cfg)
             else:
                 terminated[i] = False
+                truncated[i] = False
             c = s[K.CUR]
             cur[i] = c
             legal_mask(s, cfg, masks[i])
@@ -152,6 +157,7 @@ class VectorEnv:
         self.action_masks = np.zeros((B, game.num_actions), np.int8)
         self.rewards = np.zeros((B, game.num_players), np.float32)
         self.terminated = np.zeros(B, np.bool_)
+        self.truncated = np.zeros(B, np.bool_)
         self._actions = np.zeros(B, np.int64)
         self._policy_rng = np.zeros(B, np.uint64)
         serial = B < SERIAL_BELOW
@@ -169,11 +175,12 @@ class VectorEnv:
                       self.action_masks)
         self.rewards[:] = 0
         self.terminated[:] = False
+        self.truncated[:] = False
         return self.current_player, self.observations, self.action_masks
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         """Apply one action per game; returns ``(current_player, observations, action_masks,
-        rewards, terminated)``."""
+        rewards, terminated, truncated)``."""
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise IllegalActionError(f"actions must be an integer array of shape "
@@ -187,9 +194,10 @@ class VectorEnv:
                                      f"{phase!r}; legal: {legal}. No game was stepped.",
                                      int(acts[bad]), phase, legal)
         self._step_k(self.states, self.cfg, self._actions, self.current_player,
-                     self.observations, self.action_masks, self.rewards, self.terminated)
+                     self.observations, self.action_masks, self.rewards, self.terminated,
+                     self.truncated)
         return (self.current_player, self.observations, self.action_masks, self.rewards,
-                self.terminated)
+                self.terminated, self.truncated)
 
     def sample_actions(self, out: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal action for every game (compiled; its own RNG stream, so

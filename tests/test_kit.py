@@ -110,7 +110,8 @@ def test_fuzz_invariants(case: Case, seed: int) -> None:
     rewards = [env._cumulative_rewards[a] for a in env.possible_agents]
     for i, a in enumerate(env.possible_agents):
         assert env.infos[a] == {"points": points[i], "winner": bool(winners[i])}
-        assert env.terminations[a] and not env.truncations[a]
+        truncated = env.state_array[K.DONE] == K.DONE_TRUNCATED
+        assert env.truncations[a] == truncated and env.terminations[a] == (not truncated)
     if game.options["reward_mode"] == "win":
         expect = [0.0] * len(rewards) if winners.all() else \
             [1.0 if w else -1.0 for w in winners]
@@ -265,7 +266,7 @@ def test_bad_state_dict_keeps_old_state(case: Case) -> None:
     before = snapshot(env)
     good = env.state_dict()
     field = next(k for k in good if k not in ("game", "version", "options", "phase",
-                                                "current_player", "steps", "rng"))
+                                                "current_player", "steps", "rng", "truncated"))
     bad_dicts = [
         None, [], {}, {**good, "game": "other"}, {**good, "version": "99"},
         {k: v for k, v in good.items() if k != field}, {**good, field: "garbage"},
@@ -320,13 +321,14 @@ def test_vector_matches_aec(case: Case) -> None:
             assert np.array_equal(o["observation"], vec.observations[i])
             assert np.array_equal(o["action_mask"], vec.action_masks[i])
         actions = vec.sample_actions().copy()
-        _, _, _, rewards, term = vec.step(actions)
+        _, _, _, rewards, term, trunc = vec.step(actions)
         for i, e in enumerate(envs):
             e.step(int(actions[i]))
-            assert bool(term[i]) == bool(e.state_array[K.DONE])
+            assert bool(term[i]) == (e.state_array[K.DONE] == K.DONE_TERMINATED)
+            assert bool(trunc[i]) == (e.state_array[K.DONE] == K.DONE_TRUNCATED)
             got = [e.rewards.get(a, 0.0) for a in e.possible_agents]
             assert np.allclose(rewards[i], got)
-            if term[i]:
+            if term[i] or trunc[i]:
                 ends += 1
                 e.reset()
     assert ends >= B, "the comparison must cross at least one auto-reset per game"

@@ -120,7 +120,9 @@ class CardEnv(AECEnv):
         self._dirty_rewards = False
         if state[K.DONE]:
             self._over = True
-            self.terminations = {a: True for a in self.agents}
+            trunc = state[K.DONE] == K.DONE_TRUNCATED
+            self.terminations = {a: not trunc for a in self.agents}
+            self.truncations = {a: trunc for a in self.agents}
             self._mask[:] = 0
             self._set_final_infos()
             self.agent_selection = self.agents[0]
@@ -181,7 +183,10 @@ class CardEnv(AECEnv):
             if status & K.ST_DONE:
                 self._over = True
                 self._mask[:] = 0
-                self.terminations = {a: True for a in self.agents}
+                if status & K.ST_TRUNC:
+                    self.truncations = {a: True for a in self.agents}
+                else:
+                    self.terminations = {a: True for a in self.agents}
                 self._set_final_infos()
                 seat = self._seats[agent]
                 self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]

@@ -8,7 +8,9 @@ kernel                                      contract
 ==========================================  ================================================
 ``init(state, cfg)``                        deal a new game from the RNG in the header
 ``step(state, cfg, action, rewards) -> int`` apply a *legal* action; returns ``ST_*`` bits and
-                                            writes ``rewards[:n]`` when ``ST_REWARD`` is set
+                                            writes ``rewards[:n]`` when ``ST_REWARD`` is set;
+                                            at the end it sets ``state[DONE]`` (terminated or
+                                            truncated) and ``state[CUR] = -1``
 ``legal_mask(state, cfg, mask)``            int8 mask of the seat to act (zeros at the end)
 ``observe(state, cfg, seat, obs)``          ``seat``'s observation, only what it knows
 ``outcome(state, cfg, points, winners)``    final points per seat and the winners
@@ -178,6 +180,7 @@ class Game:
             "phase": self.phase_name(state),
             "current_player": None if cur < 0 else cur,
             "steps": int(state[K.STEPS]),
+            "truncated": bool(state[K.DONE] == K.DONE_TRUNCATED),
         }
         if observer is None:
             d["rng"] = [int(state[K.RNG_LO]), int(state[K.RNG_HI])]
@@ -214,7 +217,13 @@ class Game:
             state[K.PHASE] = self.phases.index(d["phase"])
             cur = d["current_player"]
             state[K.CUR] = -1 if cur is None else int(cur)
-            state[K.DONE] = 1 if cur is None else 0
+            truncated = d.get("truncated", False)
+            if not isinstance(truncated, bool) or (truncated and cur is not None):
+                raise StateDictError("truncated must be a bool, true only for a finished game")
+            if cur is not None:
+                state[K.DONE] = 0
+            else:
+                state[K.DONE] = K.DONE_TRUNCATED if truncated else K.DONE_TERMINATED
             state[K.STEPS] = int(d["steps"])
             self.fields_from_dict(state, d)
             self.check_state(state)

@@ -16,9 +16,12 @@ RNG_LO = 0  # low 32 bits of the splitmix64 state
 RNG_HI = 1  # high 32 bits
 CUR = 2  # seat to act, -1 once the game is over
 PHASE = 3  # game-specific phase code
-DONE = 4  # 1 once the game is over
+DONE = 4  # 0 running, DONE_TERMINATED or DONE_TRUNCATED once the game is over
 STEPS = 5  # actions applied since the deal
 HEADER = 8  # first free slot for the game's own fields
+
+DONE_TERMINATED = 1  # ended by the rules
+DONE_TRUNCATED = 2  # cut off by a limit (PettingZoo truncation); scored as usual
 
 # --- config header (offsets into the int32 config array) ---------------------------------
 C_PLAYERS = 0
@@ -32,6 +35,7 @@ REWARD_POINTS = 1
 # step status bits returned by a game's ``step`` kernel
 ST_DONE = 1  # the game ended with this action
 ST_REWARD = 2  # some reward of this step is non-zero
+ST_TRUNC = 4  # with ST_DONE: the game was cut off (truncation), not ended by the rules
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
