@@ -22,7 +22,7 @@ $(VENV)/.bench: pyproject.toml | $(BIN)/python
 	@touch $@ $(VENV)/.core
 
 demo: $(VENV)/.core
-	$(BIN)/python examples/arena.py --game slide --agents random,heuristic --games 200
+	$(BIN)/python examples/arena.py --game all --agents random,heuristic --games 200
 
 test: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents examples tests benchmarks

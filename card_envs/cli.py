@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from card_envs.arena import resolve_env_id, run_arena
+from card_envs.registry import ENV_IDS
 
 ARENA_HELP = "Play agents against each other; print win rates with 95% confidence intervals."
 
@@ -33,7 +34,8 @@ def _option(text: str) -> tuple[str, Any]:
 def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """``card-envs arena``: play agents against each other and print a results table."""
     ap = argparse.ArgumentParser(prog=prog, description=ARENA_HELP)
-    ap.add_argument("--game", default="slide", help="game name or env id (slide, slide_v0)")
+    ap.add_argument("--game", default="slide",
+                    help="game name or env id (slide, slide_v0), or 'all' registered games")
     ap.add_argument("--agents", default="random,heuristic",
                     help="comma-separated agent names (random, heuristic)")
     ap.add_argument("--games", type=int, default=200, help="number of games (default 200)")
@@ -45,27 +47,30 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = ap.parse_args(argv)
 
+    names = [a.strip() for a in args.agents.split(",") if a.strip()]
+    options = dict(args.option)
+    results = []
     try:
-        env_id = resolve_env_id(args.game)
-        names = [a.strip() for a in args.agents.split(",") if a.strip()]
-        options = dict(args.option)
         if "num_players" in options:
             raise ValueError("set the number of seats with --players, not -o num_players=...")
-        print(f"arena: {env_id}, {args.players} players, {args.games} games, seed {args.seed}, "
-              f"agents {', '.join(names)}" + (f", options {options}" if options else ""),
-              flush=True)
-        res = run_arena(env_id, names, args.games, num_players=args.players, seed=args.seed,
-                        progress=not args.no_progress, **options)
+        env_ids = list(ENV_IDS) if args.game == "all" else [resolve_env_id(args.game)]
+        for env_id in env_ids:
+            print(f"arena: {env_id}, {args.players} players, {args.games} games, seed "
+                  f"{args.seed}, agents {', '.join(names)}"
+                  + (f", options {options}" if options else ""), flush=True)
+            res = run_arena(env_id, names, args.games, num_players=args.players,
+                            seed=args.seed, progress=not args.no_progress, **options)
+            print(res.table(), flush=True)
+            results.append(res)
     except (ValueError, TypeError) as e:  # bad game / agent / option names (OptionError too)
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(res.table())
     if args.json:
+        data = results[0].to_json() if len(results) == 1 else [r.to_json() for r in results]
         with open(args.json, "w") as f:
-            json.dump(res.to_json(), f, indent=1)
+            json.dump(data, f, indent=1)
         print(f"wrote {args.json}")
     return 0
-
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,10 @@ from kit import Case, digest, play_steps, random_action, snapshot
 CASES = [
     Case("slide_v0"), Case("slide_v0", {"num_players": 3, "start_player": "random"}),
     Case("slide_v0", {"num_players": 6, "reward_mode": "points"}),
+    # ISFLAK_CASES
+    # OP_GLAD_IJS_CASES
+    # FLIPOLOGY_CASES
+    # IF_IT_FITS_CASES
 ]
 FIRST = {c.env_id: c for c in reversed(CASES)}  # one case per game for the costlier checks
 IDS = [c.id for c in CASES]
