@@ -50,5 +50,7 @@ def env_module(env_id: str) -> ModuleType:
     env.__doc__ = make.__doc__
     raw_env.__doc__ = make_raw.__doc__
     mod.env, mod.raw_env = env, raw_env
-    mod.__getattr__ = lambda name: getattr(env_class(env_id), name)  # e.g. slide_v0.SlideEnv
+    # everything else comes from the env class, e.g. ``op_glad_ijs_v0.parallel_env`` (a
+    # classmethod of games with simultaneous moves)
+    mod.__getattr__ = lambda name: getattr(env_class(env_id), name)
     return mod

@@ -91,8 +91,8 @@ class Game:
         cfg[K.C_REWARD] = self.reward_modes.index(self.options["reward_mode"])
         start = self.options["start_player"]
         cfg[K.C_START] = -1 if start == "random" else int(start)
-        self.configure(cfg)
-        self.cfg = cfg
+        extended = self.configure(cfg)
+        self.cfg = cfg if extended is None else np.ascontiguousarray(extended, np.int32)
         r = self.rules
         self.k_init, self.k_step = r.init, r.step
         self.k_legal_mask, self.k_observe, self.k_outcome = r.legal_mask, r.observe, r.outcome
@@ -149,9 +149,10 @@ class Game:
             out[name] = spec.check(value, out) if spec.check else value
         return out
 
-    def configure(self, cfg: np.ndarray) -> None:
+    def configure(self, cfg: np.ndarray) -> np.ndarray | None:
         """Set sizes (``num_actions``, ``obs_size``, ``state_size``) and game-specific config
-        entries (``cfg[C_HEADER:]``)."""
+        entries (``cfg[C_HEADER:C_HEADER + 8]``). To carry more (e.g. a deck table for the
+        kernels), return a longer int32 array that starts with ``cfg``."""
         raise NotImplementedError
 
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
