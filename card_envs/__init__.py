@@ -8,15 +8,44 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
+from pathlib import Path
 
-from card_envs.core.errors import (
+
+def _configure_numba_cache() -> None:
+    """Key numba's on-disk cache on a hash of every card-envs source file.
+
+    numba invalidates a cached kernel only when the kernel's *own* file changes, not when a
+    kernel it calls (in another module) does, so an edit to a shared helper would silently
+    keep running stale machine code. One cache directory per source hash makes any edit
+    recompile. ``NUMBA_CACHE_DIR`` (numba's own setting) or ``CARD_ENVS_CACHE_DIR`` (the
+    parent folder) override the location."""
+    import numba.core.config as nb_config
+
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha1()
+    for root in (here, here.parent / "agents"):
+        for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
+            h.update(p.relative_to(root.parent).as_posix().encode())
+            h.update(p.read_bytes())
+    base = os.environ.get("CARD_ENVS_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "card_envs")
+    nb_config.CACHE_DIR = os.path.join(base, f"numba-{h.hexdigest()[:16]}")
+
+
+_configure_numba_cache()
+
+from card_envs.core.errors import (  # noqa: E402  (after the cache set-up)
     CardEnvError,
     IllegalActionError,
     OptionError,
     StateDictError,
 )
-from card_envs.registry import ENV_IDS, env_class, env_module, make, make_raw
+from card_envs.registry import ENV_IDS, env_class, env_module, make, make_raw  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -55,7 +55,7 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
     (reset, step) in a parallel and a serial build."""
     init, step, legal_mask, observe = game.k_init, game.k_step, game.k_legal_mask, game.k_observe
 
-    def vec_reset(states, cfg, seeds, cur, obs, masks):
+    def vec_reset(states, cfg, seeds, cur, obs, masks, A):
         for i in prange(states.shape[0]):
             s = states[i]
             s[:] = 0
@@ -63,10 +63,10 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
             init(s, cfg)
             c = s[K.CUR]
             cur[i] = c
-            legal_mask(s, cfg, masks[i])
+            legal_mask(s, cfg, masks[i, :A])
             observe(s, cfg, c, obs[i])
 
-    def vec_step(states, cfg, actions, cur, obs, masks, rewards, terminated, truncated):
+    def vec_step(states, cfg, actions, cur, obs, masks, A, rewards, terminated, truncated):
         for i in prange(states.shape[0]):
             s = states[i]
             st = step(s, cfg, actions[i], rewards[i])
@@ -87,7 +87,7 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
                 truncated[i] = False
             c = s[K.CUR]
             cur[i] = c
-            legal_mask(s, cfg, masks[i])
+            legal_mask(s, cfg, masks[i, :A])
             observe(s, cfg, c, obs[i])
 
     return (njit(parallel=True)(vec_reset), njit(parallel=True)(vec_step),
@@ -115,25 +115,36 @@ def _first_illegal(actions, masks) -> int:
     return -1
 
 
-def _sample_py(masks, rng, out):
-    """One uniformly random legal action per game, from a per-game splitmix64 stream."""
-    A = masks.shape[1]
-    for i in prange(masks.shape[0]):
+def _sample_py(words, rng, out):
+    """One uniformly random legal action per game, from a per-game splitmix64 stream.
+    ``words`` is the int8 mask buffer (rows padded with zeros to a multiple of 8) viewed as
+    uint64: every byte is 0 or 1, so a word's byte sum counts its legal actions."""
+    W = words.shape[1]
+    ones = np.uint64(0x0101010101010101)
+    s56 = np.uint64(56)
+    for i in prange(words.shape[0]):
         k = 0
-        for a in range(A):
-            k += masks[i, a]
+        for w in range(W):
+            k += np.int64((words[i, w] * ones) >> s56)
         z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
         rng[i] = z
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z = z ^ (z >> np.uint64(31))
         j = np.int64((z >> np.uint64(11)) % np.uint64(max(k, 1)))
-        for a in range(A):
-            if masks[i, a]:
-                if j == 0:
-                    out[i] = a
-                    break
-                j -= 1
+        for w in range(W):
+            c = np.int64((words[i, w] * ones) >> s56)
+            if j >= c:
+                j -= c
+                continue
+            x = words[i, w]
+            for b in range(8):  # little-endian: byte b is action 8w + b
+                if (x >> np.uint64(8 * b)) & np.uint64(1):
+                    if j == 0:
+                        out[i] = 8 * w + b
+                        break
+                    j -= 1
+            break
 
 
 _sample = njit(cache=True, parallel=True)(_sample_py)
@@ -154,7 +165,10 @@ class VectorEnv:
         self.states = np.zeros((B, game.state_size), np.int32)
         self.current_player = np.zeros(B, np.int32)
         self.observations = np.zeros((B, game.obs_size), game.obs_dtype)
-        self.action_masks = np.zeros((B, game.num_actions), np.int8)
+        width = -(-game.num_actions // 8) * 8  # padded so the sampler reads 8 actions a word
+        self._mask_buf = np.zeros((B, width), np.int8)
+        self._mask_words = self._mask_buf.view(np.uint64)
+        self.action_masks = self._mask_buf[:, :game.num_actions]
         self.rewards = np.zeros((B, game.num_players), np.float32)
         self.terminated = np.zeros(B, np.bool_)
         self.truncated = np.zeros(B, np.bool_)
@@ -172,7 +186,7 @@ class VectorEnv:
         seeds = np.array([seed_to_u64(seed + i) for i in range(self.num_envs)], np.uint64)
         self._policy_rng[:] = seeds ^ np.uint64(0x5DEECE66D)
         self._reset_k(self.states, self.cfg, seeds, self.current_player, self.observations,
-                      self.action_masks)
+                      self._mask_buf, self.num_actions)
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -194,8 +208,8 @@ class VectorEnv:
                                      f"{phase!r}; legal: {legal}. No game was stepped.",
                                      int(acts[bad]), phase, legal)
         self._step_k(self.states, self.cfg, self._actions, self.current_player,
-                     self.observations, self.action_masks, self.rewards, self.terminated,
-                     self.truncated)
+                     self.observations, self._mask_buf, self.num_actions, self.rewards,
+                     self.terminated, self.truncated)
         return (self.current_player, self.observations, self.action_masks, self.rewards,
                 self.terminated, self.truncated)
 
@@ -203,7 +217,7 @@ class VectorEnv:
         """A uniformly random legal action for every game (compiled; its own RNG stream, so
         sampling never changes the games' chance)."""
         out = self._actions if out is None else out
-        self._sample_k(self.action_masks, self._policy_rng, out)
+        self._sample_k(self._mask_words, self._policy_rng, out)
         return out
 
 

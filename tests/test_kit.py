@@ -27,9 +27,17 @@ CASES = [
     Case("slide_v0"), Case("slide_v0", {"num_players": 3, "start_player": "random"}),
     Case("slide_v0", {"num_players": 6, "reward_mode": "points"}),
     # ISFLAK_CASES
-    # OP_GLAD_IJS_CASES
+    Case("op_glad_ijs_v0"),  # random play reaches the 1,000-card cut-off: truncation
+    Case("op_glad_ijs_v0", {"num_players": 3, "start_player": "random", "two_animals": True,
+                            "max_turned": 80}),
+    Case("op_glad_ijs_v0", {"num_players": 4, "reward_mode": "cards", "two_habitats": True,
+                            "max_turned": 60}),
+    Case("op_glad_ijs_v0", {"num_players": 6, "reward_mode": "points", "advanced": True,
+                            "max_turned": 40}),
     # FLIPOLOGY_CASES
-    # IF_IT_FITS_CASES
+    Case("if_it_fits_v0"),
+    Case("if_it_fits_v0", {"num_players": 3, "start_player": "random", "advanced": True}),
+    Case("if_it_fits_v0", {"num_players": 5, "reward_mode": "points", "table": (7, 9)}),
 ]
 FIRST = {c.env_id: c for c in reversed(CASES)}  # one case per game for the costlier checks
 IDS = [c.id for c in CASES]
@@ -316,8 +324,10 @@ def test_vector_matches_aec(case: Case) -> None:
     envs = [case.raw() for _ in range(B)]
     for i, e in enumerate(envs):
         e.reset(seed=seed + i)
-    ends = 0
-    for _ in range(400):
+    ended = [False] * B
+    for _ in range(50_000):  # until every game has crossed an auto-reset
+        if all(ended):
+            break
         for i, e in enumerate(envs):
             seat = int(vec.current_player[i])
             assert e.agent_selection == e.possible_agents[seat]
@@ -333,9 +343,9 @@ def test_vector_matches_aec(case: Case) -> None:
             got = [e.rewards.get(a, 0.0) for a in e.possible_agents]
             assert np.allclose(rewards[i], got)
             if term[i] or trunc[i]:
-                ends += 1
+                ended[i] = True
                 e.reset()
-    assert ends >= B, "the comparison must cross at least one auto-reset per game"
+    assert all(ended), "the comparison must cross at least one auto-reset per game"
 
 
 @first_cases

@@ -199,6 +199,10 @@ class CardEnv(AECEnv):
         self._k_mask(state, self._cfg, self._mask)
         self.agent_selection = self.possible_agents[state[K.CUR]]
 
+    def _clear_rewards(self) -> None:
+        """PettingZoo's version resets rewards to int 0; keep them floats, as after reset."""
+        self.rewards = {a: 0.0 for a in self.rewards}
+
     def _forfeit(self, agent: str, action: int) -> None:
         """PettingZoo classic illegal-move rule: the game ends, offender -1, others 0."""
         gymnasium.logger.warn(f"illegal action {action} by {agent}: game over, {agent} loses")
