@@ -69,7 +69,11 @@ ANCHOR_GAME = "connect_four_v3 (anchor)"
 DEFAULT_BATCH_SIZES = (1, 256, 4096, 65536)
 TARGET_AEC_RATIO = 10.0
 TARGET_BATCH = 4096
-TARGET_BATCH_RATE = 5_000_000.0
+TARGET_BATCH_RATE = 5_000_000.0  # default; per-game targets from the issues below
+TARGET_BATCH_RATES = {  # Pgx's JAX speeds on this machine at B=4096 set the bar for the heavy games
+    "flipology_v0": 2_800_000.0,
+    "if_it_fits_v0": 1_100_000.0,
+}
 LOAD_WARN = 0.25  # CPUs used by other processes above which a measurement is flagged
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -436,12 +440,13 @@ def check_targets(anchor: Measurement | None,
         vec = next((m for m in ms if m.variant == V_VECTOR and m.batch_size == TARGET_BATCH),
                    None)
         rate = vec.median if vec else None
+        required = TARGET_BATCH_RATES.get(env_id, TARGET_BATCH_RATE)
         out.append({
             "game": env_id,
-            "target": f"batched B={TARGET_BATCH} >= {TARGET_BATCH_RATE:,.0f} steps/s",
-            "measured": rate, "required": TARGET_BATCH_RATE,
+            "target": f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",
+            "measured": rate, "required": required,
             "status": "SKIP" if rate is None else
-                      ("PASS" if rate >= TARGET_BATCH_RATE else "FAIL"),
+                      ("PASS" if rate >= required else "FAIL"),
         })
     return out
 
