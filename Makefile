@@ -38,5 +38,5 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents examples tests benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis $${HOME}/.cache/card_envs
 	find . -name __pycache__ -prune -exec rm -rf {} +
