@@ -17,7 +17,7 @@ HEURISTICS: dict[str, str] = {
     "slide_v0": "agents.slide:SlideHeuristicAgent",
     # "isflak_v0": "agents.isflak:IsflakHeuristicAgent",
     "op_glad_ijs_v0": "agents.op_glad_ijs:OpGladIJsHeuristicAgent",
-    # "flipology_v0": "agents.flipology:FlipologyHeuristicAgent",
+    "flipology_v0": "agents.flipology:FlipologyHeuristicAgent",
     "if_it_fits_v0": "agents.if_it_fits:IfItFitsHeuristicAgent",
 }
 

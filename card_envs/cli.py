@@ -25,6 +25,9 @@ def _option(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"options are key=value, got {text!r}")
+    python_words = {"True": True, "False": False, "None": None}
+    if value in python_words:
+        return key, python_words[value]
     try:
         return key, json.loads(value)
     except json.JSONDecodeError:

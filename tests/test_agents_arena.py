@@ -224,3 +224,13 @@ def test_cli_prints_a_table_and_writes_json(tmp_path: Path) -> None:
                           "--games", "1"], capture_output=True, text=True, timeout=120,
                          check=False)
     assert bad.returncode == 2 and "unknown game" in bad.stderr
+
+
+def test_cli_option_values_parse_json_and_python_words() -> None:
+    from card_envs.cli import _option
+
+    assert _option("moon=True") == ("moon", True)
+    assert _option("moon=false") == ("moon", False)
+    assert _option("table=[7, 9]") == ("table", [7, 9])
+    assert _option("start_player=random") == ("start_player", "random")
+    assert _option("x=None") == ("x", None)

@@ -34,7 +34,10 @@ CASES = [
                             "max_turned": 60}),
     Case("op_glad_ijs_v0", {"num_players": 6, "reward_mode": "points", "advanced": True,
                             "max_turned": 40}),
-    # FLIPOLOGY_CASES
+    Case("flipology_v0"), Case("flipology_v0", {"start_player": "random", "moon": True,
+                                                "series": True}),
+    Case("flipology_v0", {"num_players": 8, "reward_mode": "points", "wolves": False}),
+    Case("flipology_v0", {"num_players": 3, "variant": "great_tree", "moon": True}),
     Case("if_it_fits_v0"),
     Case("if_it_fits_v0", {"num_players": 3, "start_player": "random", "advanced": True}),
     Case("if_it_fits_v0", {"num_players": 5, "reward_mode": "points", "table": (7, 9)}),

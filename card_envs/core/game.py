@@ -187,7 +187,12 @@ class Game:
             d["rng"] = [int(state[K.RNG_LO]), int(state[K.RNG_HI])]
         else:
             d["observer"] = int(observer)
-        d.update(self.fields_to_dict(state, observer))
+        fields = self.fields_to_dict(state, observer)
+        clash = set(fields) & set(d)
+        if clash:
+            raise AssertionError(f"{self.name}: game fields {sorted(clash)} clash with the "
+                                 "shared state-dict header")
+        d.update(fields)
         return d
 
     def load_state_dict(self, d: Mapping[str, Any]) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Flipology (``flipology_v0``)."""

@@ -1,0 +1,64 @@
+"""Flipology decks: loading and validating the deck data (default: ``data/deck.json``).
+
+Schema: ``{"cards": [{"kind": <kind name>, "points": [<int>, ...]}, ...], ...}``; one card per
+entry of ``points``; card ids are assigned in file order. Kinds: ``layout.KIND_NAMES``. Points
+are integers 0-31; at most 120 cards.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from card_envs.core.errors import OptionError
+from card_envs.flipology.layout import KIND_NAMES, MAXC
+
+MAX_POINTS = 31
+
+
+def default_deck() -> dict[str, Any]:
+    text = resources.files("card_envs.flipology").joinpath("data/deck.json").read_text()
+    return validate_deck(json.loads(text))
+
+
+def validate_deck(deck: Any) -> dict[str, Any]:
+    """The deck in canonical form (``{"cards": [...]}``) or :class:`OptionError`."""
+    if not isinstance(deck, Mapping) or not isinstance(deck.get("cards"), list):
+        raise OptionError("flipology_v0: deck must be a mapping with a 'cards' list of "
+                          "{'kind': name, 'points': [ints]} entries")
+    out = []
+    total = 0
+    for g in deck["cards"]:
+        if not isinstance(g, Mapping) or set(g) != {"kind", "points"}:
+            raise OptionError(f"flipology_v0: deck entry must have exactly 'kind' and "
+                              f"'points', got {g!r}")
+        kind, pts = g["kind"], g["points"]
+        if kind not in KIND_NAMES:
+            raise OptionError(f"flipology_v0: unknown card kind {kind!r}; kinds: "
+                              f"{list(KIND_NAMES)}")
+        if not isinstance(pts, list) or not pts:
+            raise OptionError(f"flipology_v0: points of {kind!r} must be a non-empty list")
+        for v in pts:
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_POINTS:
+                raise OptionError(f"flipology_v0: points must be ints 0-{MAX_POINTS}, "
+                                  f"got {v!r} for {kind!r}")
+        if kind == "null" and any(pts):
+            raise OptionError("flipology_v0: null cards score 0")
+        total += len(pts)
+        out.append({"kind": str(kind), "points": [int(v) for v in pts]})
+    if total > MAXC:
+        raise OptionError(f"flipology_v0: a deck has at most {MAXC} cards, got {total}")
+    return {"cards": out}
+
+
+def expand(deck: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+    """(kind index, points) per card id."""
+    kinds: list[int] = []
+    pts: list[int] = []
+    for g in deck["cards"]:
+        for v in g["points"]:
+            kinds.append(KIND_NAMES.index(g["kind"]))
+            pts.append(v)
+    return kinds, pts

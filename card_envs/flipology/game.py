@@ -1,0 +1,250 @@
+"""Flipology's game specification: options, deck, tables, state-dict codec, determinization."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from card_envs.core.errors import OptionError
+from card_envs.core.game import Game, Option
+from card_envs.flipology import layout as L
+from card_envs.flipology import render as _render
+from card_envs.flipology import rules as R
+from card_envs.flipology import statedict as SD
+from card_envs.flipology.deck import MAX_POINTS, default_deck, expand, validate_deck
+from card_envs.flipology.observe import OBS_CLIP, obs_size
+
+VARIANTS = ("nature", "great_tree")
+SINGLES = ("skip", "regrow", "keep", "count face up", "count face down")
+
+
+def _variant(v: Any, opts: Mapping[str, Any]) -> str:
+    if v not in VARIANTS:
+        raise OptionError(f"flipology_v0: variant must be one of {list(VARIANTS)}, got {v!r}")
+    if v == "great_tree" and opts["num_players"] > 4:
+        raise OptionError(f"flipology_v0: the Great Tree is for 2-4 players (num_players), "
+                          f"got {opts['num_players']}")
+    return str(v)
+
+
+def _flag(name: str):
+    def check(v: Any, _: Mapping[str, Any]) -> bool:
+        if not isinstance(v, (bool, np.bool_)):
+            raise OptionError(f"flipology_v0: {name} must be a bool, got {v!r}")
+        return bool(v)
+    return check
+
+
+def _max_games(v: Any, _: Mapping[str, Any]) -> int:
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= v <= 100:
+        raise OptionError(f"flipology_v0: max_games must be an int in 1..100, got {v!r}")
+    return int(v)
+
+
+def _deck(v: Any, _: Mapping[str, Any]) -> dict[str, Any] | None:
+    return None if v is None else validate_deck(v)
+
+
+def seat_tables(n: int, variant: str) -> dict[str, int]:
+    gt = variant == "great_tree"
+    rl, nl, hn = (5, 3, 5) if gt else (7, 1, 9)
+    sp = rl * nl
+    npos = n * sp
+    return {"rowlen": rl, "levels": nl, "handn": hn, "seatpos": sp, "npos": npos}
+
+
+def adjacency(n: int, rl: int, nl: int, levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour table [pos][4] (left, right, down, up) and distance-2 table [pos][8] of the
+    positions on the first ``levels`` levels; -1 padding. Nature: a row's right end touches
+    the left end of the previous seat's row (the player to the right)."""
+    sp = rl * nl
+    adj = -np.ones((L.MAXPOS, 4), np.int32)
+    d2 = -np.ones((L.MAXPOS, 8), np.int32)
+    exists = []
+    for s in range(n):
+        for lv in range(levels):
+            for c in range(rl):
+                p = s * sp + lv * rl + c
+                exists.append(p)
+                adj[p, 0] = p - 1 if c > 0 else ((s + 1) % n) * sp + lv * rl + rl - 1
+                adj[p, 1] = p + 1 if c < rl - 1 else ((s - 1) % n) * sp + lv * rl
+                if lv > 0:
+                    adj[p, 2] = p - rl
+                if lv + 1 < levels:
+                    adj[p, 3] = p + rl
+    for p in exists:
+        dist = {p: 0}
+        todo = deque([p])
+        while todo:
+            u = todo.popleft()
+            if dist[u] == 2:
+                continue
+            for v in adj[u]:
+                if v >= 0 and v not in dist:
+                    dist[v] = dist[u] + 1
+                    todo.append(v)
+        far = sorted(v for v, d in dist.items() if d == 2)
+        d2[p, :len(far)] = far
+    return adj, d2
+
+
+class FlipologyGame(Game):
+    name = "flipology"
+    env_id = "flipology_v0"
+    version = "0"
+    rules = R
+    min_players, max_players, default_players = 2, 8, 2
+    phases = L.PHASES
+    obs_dtype = np.int16
+    extra_options = {
+        "variant": Option("nature", "'nature' (2-8 players) or 'great_tree' (2-4)", _variant),
+        "moon": Option(False, "play with the Moon card", _flag("moon")),
+        "wolves": Option(True, "play with the Wolves cards", _flag("wolves")),
+        "series": Option(False, "several games: play to 100 points", _flag("series")),
+        "max_games": Option(20, "series: end after this many games at the latest", _max_games),
+        "deck": Option(None, "None (data/deck.json) or a deck mapping of the same schema",
+                       _deck),
+    }
+
+    def configure(self, cfg: np.ndarray) -> np.ndarray:
+        o = self.options
+        n = self.num_players
+        self.deck = o["deck"] if o["deck"] is not None else default_deck()
+        self.kinds, self.points = expand(self.deck)
+        nc = len(self.kinds)
+        t = seat_tables(n, o["variant"])
+        self.rowlen, self.nlevels, self.handn = t["rowlen"], t["levels"], t["handn"]
+        self.seatpos, self.npos = t["seatpos"], t["npos"]
+        gt = o["variant"] == "great_tree"
+        aside = []
+        for k in self.kinds:
+            name = L.KIND_NAMES[k]
+            aside.append(int(name == "null" or (name == "moon" and not o["moon"])
+                             or (name == "wolves" and not o["wolves"])
+                             or (gt and name in ("rain", "hermit_crab"))))
+        self.aside = aside
+        usable = nc - sum(aside)
+        need = 3 * n * self.rowlen + self.handn if gt else n * self.handn
+        if usable < need:
+            raise OptionError(f"flipology_v0: the deck has {usable} playable cards, "
+                              f"{need} are needed for {n} players")
+        self.ncards = nc
+        self.hand0 = self.npos
+        self.disc0 = self.hand0 + self.handn
+        self.skip = self.disc0 + nc
+        self.num_actions = self.skip + len(SINGLES)
+        self.obs_size = obs_size(n, self.seatpos, self.handn, nc)
+        self.state_size = L.STATE_SIZE
+        ext = np.zeros(L.CFG_SIZE, np.int32)
+        ext[:cfg.shape[0]] = cfg
+        ext[L.G_VARIANT] = int(gt)
+        ext[L.G_MOON] = int(o["moon"])
+        ext[L.G_WOLVES] = int(o["wolves"])
+        ext[L.G_SERIES] = int(o["series"])
+        ext[L.G_MAXGAMES] = o["max_games"]
+        ext[L.G_NCARDS] = nc
+        ext[L.G_SEATPOS] = self.seatpos
+        ext[L.G_ROWLEN] = self.rowlen
+        ext[L.G_NLEVELS] = self.nlevels
+        ext[L.G_HANDN] = self.handn
+        ext[L.G_NPOS] = self.npos
+        ext[L.G_HAND0] = self.hand0
+        ext[L.G_DISC0] = self.disc0
+        ext[L.G_SKIP] = self.skip
+        ext[L.G_NA] = self.num_actions
+        ext[L.G_TARGET] = 100
+        ext[L.T_KIND:L.T_KIND + nc] = self.kinds
+        ext[L.T_KIND + nc] = L.NULL
+        ext[L.T_PTS:L.T_PTS + nc] = self.points
+        ext[L.T_ASIDE:L.T_ASIDE + nc] = aside
+        for lv in range(1, self.nlevels + 1):
+            adj, d2 = adjacency(n, self.rowlen, self.nlevels, lv)
+            a0 = L.T_ADJ + (lv - 1) * L.MAXPOS * 4
+            ext[a0:a0 + L.MAXPOS * 4] = adj.ravel()
+            b0 = L.T_D2 + (lv - 1) * L.MAXPOS * 8
+            ext[b0:b0 + L.MAXPOS * 8] = d2.ravel()
+        return ext
+
+    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n, sp, hn, nc = self.num_players, self.seatpos, self.handn, self.ncards
+        big = min(sum(self.points) + 25, OBS_CLIP)
+        npos = self.npos
+        lo: list[int] = []
+        hi: list[int] = []
+
+        def add(k: int, a: int, b: int) -> None:
+            lo.extend([a] * k)
+            hi.extend([b] * k)
+
+        for _ in range(n * sp):
+            add(1, -1, 1)
+            add(1, -1, L.NUM_KINDS - 1)
+            add(1, -1, MAX_POINTS)
+        for _ in range(hn):
+            add(1, -1, L.NUM_KINDS - 1)
+            add(1, -1, MAX_POINTS)
+        add(n, 0, hn)
+        add(nc, 0, 3)
+        add(1, 0, nc)
+        add(1, -1, L.NUM_KINDS - 1)  # effect kind
+        add(1, 0, 1)
+        add(1, -1, npos - 1)
+        add(1, 0, max(3, n))
+        add(5, -1, npos - 1)
+        add(1, 0, L.CHAIN_LIMIT)
+        add(1, -1, npos - 1)  # hermit crab position
+        add(1, -1, nc - 1)
+        add(1, 0, len(L.PHASES) - 1)
+        add(1, 0, L.ROUNDS)
+        add(1, 0, 2 * n - 1)
+        add(1, 0, n - 1)
+        add(1, -1, n - 1)
+        add(1, 0, self.options["max_games"])
+        add(1, 0, 3)
+        add(1, 0, nc)
+        add(n, -OBS_CLIP, OBS_CLIP)  # series totals
+        add(n, -big, big)  # public scores
+        add(n, -big, big)  # hermit crab bonus
+        add(n, 0, 1)
+        return np.array(lo), np.array(hi)
+
+    # --- state dict / checks / resample: card_envs.flipology.statedict ---------------------
+    def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
+        return SD.to_dict(self, state, observer)
+
+    def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
+        SD.from_dict(self, state, d)
+
+    def check_state(self, state: np.ndarray) -> None:
+        SD.check(self, state)
+
+    def resample(self, state: np.ndarray, observer: int,
+                 rng: np.random.Generator) -> np.ndarray:
+        return SD.resample(self, state, observer, rng)
+
+    # --- text ------------------------------------------------------------------------------
+    def pos_name(self, a: int) -> str:
+        rel, i = divmod(a, self.seatpos)
+        lv, c = divmod(i, self.rowlen)
+        return f"r{rel}c{c}" if self.nlevels == 1 else f"r{rel}l{lv}c{c}"
+
+    def card_name(self, c: int) -> str:
+        if c >= self.ncards:
+            return "null"
+        return f"{L.KIND_NAMES[self.kinds[c]]}{self.points[c]}"
+
+    def action_to_str(self, action: int) -> str:
+        a = int(action)
+        if a < self.hand0:
+            return f"position {self.pos_name(a)}"
+        if a < self.disc0:
+            return f"hand slot {a - self.hand0}"
+        if a < self.skip:
+            return f"pick card {a - self.disc0} ({self.card_name(a - self.disc0)})"
+        return SINGLES[a - self.skip]
+
+    def render(self, state: np.ndarray, observer: int | None = None) -> str:
+        return _render.render(self, state, observer)

@@ -1,0 +1,383 @@
+"""Flipology state-dict codec, consistency check and determinization (schema: ``env.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from card_envs.core.errors import StateDictError
+from card_envs.core.kernels import CUR, DONE, PHASE
+from card_envs.flipology import layout as L
+
+if TYPE_CHECKING:
+    from card_envs.flipology.game import FlipologyGame
+
+
+def _req(ok: bool, what: str) -> None:
+    if not ok:
+        raise StateDictError(f"inconsistent flipology state: {what}")
+
+
+def _int(x: Any, lo: int, hi: int, what: str) -> int:
+    if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
+        raise StateDictError(f"{what} must be an int in {lo}..{hi}, got {x!r}")
+    return int(x)
+
+
+def _bool(x: Any, what: str) -> bool:
+    if not isinstance(x, bool):
+        raise StateDictError(f"{what} must be a bool, got {x!r}")
+    return x
+
+
+def _list(x: Any, k: int | None, what: str) -> list:
+    if not isinstance(x, list) or (k is not None and len(x) != k):
+        raise StateDictError(f"{what} must be a list" + ("" if k is None else f" of {k}"))
+    return x
+
+
+def _knows(state: np.ndarray, c: int, seat: int | None) -> bool:
+    return seat is None or bool(state[L.KNOW + c] >> seat & 1)
+
+
+def _pos_list(g: FlipologyGame, p: int) -> list[int] | None:
+    if p < 0:
+        return None
+    s, i = divmod(int(p), g.seatpos)
+    return [s, i // g.rowlen, i % g.rowlen]
+
+
+def _pos_from(g: FlipologyGame, x: Any, what: str) -> int:
+    if x is None:
+        return -1
+    x = _list(x, 3, what)
+    s = _int(x[0], 0, g.num_players - 1, what)
+    lv = _int(x[1], 0, g.nlevels - 1, what)
+    c = _int(x[2], 0, g.rowlen - 1, what)
+    return s * g.seatpos + lv * g.rowlen + c
+
+
+def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, Any]:
+    n, nc = g.num_players, g.ncards
+    rows, faces = [], []
+    for s in range(n):
+        rs, fs = [], []
+        for lv in range(g.nlevels):
+            rr, ff = [], []
+            for c in range(g.rowlen):
+                p = s * g.seatpos + lv * g.rowlen + c
+                card = int(state[L.POS + p])
+                rr.append("empty" if card < 0 else "null" if card == nc else
+                          card if _knows(state, card, obs) else None)
+                ff.append(bool(state[L.FACE + p]))
+            rs.append(rr)
+            fs.append(ff)
+        rows.append(rs)
+        faces.append(fs)
+    hands = []
+    for s in range(n):
+        h = [int(state[L.HAND + s * L.HANDMAX + j]) for j in range(g.handn)]
+        hands.append(["empty" if c < 0 else (c if obs is None or obs == s else None)
+                      for c in h])
+    m = int(state[L.DECKN])
+    deck = [int(state[L.DECK + i]) for i in range(m - 1, -1, -1)]
+    if obs is not None:
+        deck = [None] * m
+    disc = [c for c in range(nc) if state[L.DISC + c]]
+    shown = [c for c in disc if _knows(state, c, obs)]
+    discard = shown + [None] * (len(disc) - len(shown))
+    picked = [[c, "up" if state[L.PICK + c] == 1 else "down"] for c in range(nc)
+              if state[L.PICK + c]]
+    known = []
+    for s in range(n):
+        ks = [c for c in range(nc) if state[L.KNOW + c] >> s & 1]
+        vis = [c for c in ks if _knows(state, c, obs)]
+        known.append(vis + [None] * (len(ks) - len(vis)))
+    seq = [int(state[L.SEQ + c]) if _knows(state, c, obs) else None for c in range(nc)]
+    returned = []
+    for s in range(n):
+        rs = [c for c in range(nc) if state[L.RET + c] >> s & 1]
+        vis = [c for c in rs if obs is None or obs == s or _knows(state, c, obs)]
+        returned.append(vis + [None] * (len(rs) - len(vis)))
+    ef = None
+    if state[L.EF_KIND] >= 0:
+        ef = {"kind": L.KIND_NAMES[int(state[L.EF_KIND])], "copy": bool(state[L.EF_COPY]),
+              "source": _pos_list(g, int(state[L.EF_SRC])), "step": int(state[L.EF_STEP]),
+              "a": _pos_list(g, int(state[L.EF_A])), "b": _pos_list(g, int(state[L.EF_B])),
+              "peeks": [_pos_list(g, int(state[L.EF_PEEK + j])) for j in range(3)]}
+    return {
+        "rows": rows, "face_up": faces, "hands": hands, "deck": deck, "discard": discard,
+        "picked": picked, "known": known,
+        "round": int(state[L.ROUND]), "turn": int(state[L.TURN]),
+        "start_player": int(state[L.START]), "game_number": int(state[L.GAME]),
+        "levels": int(state[L.LEVELS]), "setup_done": int(state[L.SETK]),
+        "placed": int(state[L.PLACED]), "nulls_placed": int(state[L.NULLS]),
+        "chain": int(state[L.CHAIN]),
+        "regrow_used": [bool(state[L.REGROW + s]) for s in range(n)],
+        "totals": [int(state[L.TOTAL + s]) for s in range(n)],
+        "hermit_bonus": [int(state[L.BONUS + s]) for s in range(n)],
+        "effect_stack": [] if ef is None else [ef],
+        "draw_seq": seq, "draws": int(state[L.NDRAW]),
+        "returned": returned,
+        "return_time": [int(state[L.RETSEQ + s]) for s in range(n)],
+        "hermit_scan": int(state[L.HSCAN]),
+        "hermit_card": None if state[L.HCARD] < 0 else int(state[L.HCARD]),
+    }
+
+
+def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+    n, nc = g.num_players, g.ncards
+    state[L.POS:L.POS + L.MAXPOS] = -1
+    state[L.HAND:L.HAND + L.MAX_PLAYERS * L.HANDMAX] = -1
+    rows = _list(d["rows"], n, "rows")
+    faces = _list(d["face_up"], n, "face_up")
+    for s in range(n):
+        for lv in range(g.nlevels):
+            rr = _list(_list(rows[s], g.nlevels, "rows[s]")[lv], g.rowlen, "row")
+            ff = _list(_list(faces[s], g.nlevels, "face_up[s]")[lv], g.rowlen, "face row")
+            for c in range(g.rowlen):
+                p = s * g.seatpos + lv * g.rowlen + c
+                x = rr[c]
+                state[L.POS + p] = -1 if x == "empty" else nc if x == "null" else \
+                    _int(x, 0, nc - 1, "card id")
+                state[L.FACE + p] = _bool(ff[c], "face_up entry")
+    hands = _list(d["hands"], n, "hands")
+    for s in range(n):
+        h = _list(hands[s], g.handn, "hand")
+        for j, x in enumerate(h):
+            state[L.HAND + s * L.HANDMAX + j] = -1 if x == "empty" else \
+                _int(x, 0, nc - 1, "hand card")
+    deck = _list(d["deck"], None, "deck")
+    _req(len(deck) <= L.MAXC, "deck too long")
+    state[L.DECKN] = len(deck)
+    for i, x in enumerate(reversed(deck)):
+        state[L.DECK + i] = _int(x, 0, nc - 1, "deck card")
+    for x in _list(d["discard"], None, "discard"):
+        state[L.DISC + _int(x, 0, nc - 1, "discard card")] = 1
+    _rebuild_dlist(state, nc)
+    for x in _list(d["picked"], None, "picked"):
+        c, how = _list(x, 2, "picked entry")
+        if how not in ("up", "down"):
+            raise StateDictError(f"picked entries are 'up' or 'down', got {how!r}")
+        state[L.PICK + _int(c, 0, nc - 1, "picked card")] = 1 if how == "up" else 2
+    known = _list(d["known"], n, "known")
+    for s in range(n):
+        for x in _list(known[s], None, "known[s]"):
+            state[L.KNOW + _int(x, 0, nc - 1, "known card")] |= 1 << s
+    full = (1 << n) - 1
+    for c in range(nc):  # known to every seat: public (as the kernels mark it)
+        if state[L.KNOW + c] == full:
+            state[L.KNOW + c] = L.ALL_SEATS
+    state[L.KNOW + nc] = L.ALL_SEATS
+    state[L.ROUND] = _int(d["round"], 0, L.ROUNDS, "round")
+    state[L.TURN] = _int(d["turn"], 0, 2 * n - 1, "turn")
+    state[L.START] = _int(d["start_player"], 0, n - 1, "start_player")
+    state[L.GAME] = _int(d["game_number"], 0, g.options["max_games"], "game_number")
+    state[L.LEVELS] = _int(d["levels"], 1, g.nlevels, "levels")
+    state[L.SETK] = _int(d["setup_done"], 0, n, "setup_done")
+    state[L.PLACED] = _int(d["placed"], 0, g.rowlen, "placed")
+    state[L.NULLS] = _int(d["nulls_placed"], 0, L.MAXPOS * 1000, "nulls_placed")
+    state[L.CHAIN] = _int(d["chain"], 0, L.CHAIN_LIMIT, "chain")
+    for s, x in enumerate(_list(d["regrow_used"], n, "regrow_used")):
+        state[L.REGROW + s] = _bool(x, "regrow_used entry")
+    for s, x in enumerate(_list(d["totals"], n, "totals")):
+        state[L.TOTAL + s] = _int(x, -10**6, 10**6, "total")
+    for s, x in enumerate(_list(d["hermit_bonus"], n, "hermit_bonus")):
+        state[L.BONUS + s] = _int(x, -10**4, 10**4, "hermit_bonus")
+    stack = _list(d["effect_stack"], None, "effect_stack")
+    _req(len(stack) <= 1, "the effect stack holds at most one frame (effects are tail calls)")
+    ef = stack[0] if stack else None
+    state[L.EF_KIND] = -1
+    state[L.EF_SRC] = state[L.EF_A] = state[L.EF_B] = -1
+    state[L.EF_PEEK:L.EF_PEEK + 3] = -1
+    state[L.EF_STEP] = state[L.EF_COPY] = 0
+    if ef is not None:
+        if not isinstance(ef, Mapping) or ef.get("kind") not in L.KIND_NAMES:
+            raise StateDictError(f"effect must be null or a mapping with a kind, got {ef!r}")
+        state[L.EF_KIND] = L.KIND_NAMES.index(ef["kind"])
+        state[L.EF_COPY] = _bool(ef["copy"], "effect copy")
+        state[L.EF_SRC] = _pos_from(g, ef["source"], "effect source")
+        state[L.EF_STEP] = _int(ef["step"], 0, max(n, 3), "effect step")
+        state[L.EF_A] = _pos_from(g, ef["a"], "effect a")
+        state[L.EF_B] = _pos_from(g, ef["b"], "effect b")
+        for j, x in enumerate(_list(ef["peeks"], 3, "peeks")):
+            state[L.EF_PEEK + j] = _pos_from(g, x, "peek")
+    for c, x in enumerate(_list(d["draw_seq"], nc, "draw_seq")):
+        state[L.SEQ + c] = _int(x, 0, 10**6, "draw_seq entry")
+    state[L.NDRAW] = _int(d["draws"], 0, 10**6, "draws")
+    for s, rs in enumerate(_list(d["returned"], n, "returned")):
+        for x in _list(rs, None, "returned[s]"):
+            state[L.RET + _int(x, 0, nc - 1, "returned card")] |= 1 << s
+    for s, x in enumerate(_list(d["return_time"], n, "return_time")):
+        state[L.RETSEQ + s] = _int(x, 0, 10**6, "return_time entry")
+    state[L.HSCAN] = _int(d["hermit_scan"], 0, n * g.seatpos, "hermit_scan")
+    hc = d["hermit_card"]
+    state[L.HCARD] = -1 if hc is None else _int(hc, 0, nc - 1, "hermit_card")
+
+
+def _rebuild_dlist(state: np.ndarray, nc: int) -> None:
+    disc = np.flatnonzero(state[L.DISC:L.DISC + nc])
+    state[L.DLIST:L.DLIST + L.MAXC] = 0
+    state[L.DLIST:L.DLIST + disc.size] = disc
+    state[L.DLEN] = disc.size
+
+
+def check(g: FlipologyGame, state: np.ndarray) -> None:
+    n, nc, sp, rl = g.num_players, g.ncards, g.seatpos, g.rowlen
+    phase, cur, done = int(state[PHASE]), int(state[CUR]), int(state[DONE])
+    pos = state[L.POS:L.POS + L.MAXPOS]
+    face = state[L.FACE:L.FACE + L.MAXPOS]
+    hand = state[L.HAND:L.HAND + L.MAX_PLAYERS * L.HANDMAX].reshape(L.MAX_PLAYERS, L.HANDMAX)
+    m = int(state[L.DECKN])
+    _req(0 <= m <= L.MAXC, "deck size")
+    deck = state[L.DECK:L.DECK + m]
+    disc = np.flatnonzero(state[L.DISC:L.DISC + nc])
+    _req(not state[L.DISC + nc:L.DISC + L.MAXC].any(), "discard flags beyond the deck")
+    dl = state[L.DLIST:L.DLIST + int(state[L.DLEN])]
+    _req(len(set(dl.tolist())) == dl.size and sorted(dl.tolist()) == disc.tolist(),
+         "discard list = discard flags")
+    where = np.zeros(nc, np.int64)
+    for arr in (pos[(pos >= 0) & (pos < nc)], hand[hand >= 0], deck, disc):
+        _req(bool(((arr >= 0) & (arr < nc)).all()), "card id out of range")
+        np.add.at(where, arr, 1)
+    aside = np.array(g.aside, bool)
+    _req(bool((where[~aside] == 1).all()), "every card in play is in exactly one place")
+    _req(bool((where[aside] == 0).all()), "cards set aside are out of play")
+    _req(int((pos == nc).sum()) == int(state[L.NULLS]), "nulls placed = nulls in the rows")
+    _req(bool(((pos == -1) <= (face == 0)).all()), "empty positions are face down")
+    _req(bool(np.isin(face, (0, 1)).all()), "faces are 0/1")
+    _req(bool((pos[g.npos:] == -1).all()) and bool((hand[n:] == -1).all()), "unused seats")
+    _req(bool((hand[:, g.handn:] == -1).all()), "hand slots beyond the hand size")
+    pick = state[L.PICK:L.PICK + L.MAXC]
+    for c in np.flatnonzero(pick):
+        _req(c < nc and state[L.DISC + c] == 1 and pick[c] in (1, 2) and
+             g.kinds[c] <= L.RED_PANDA, "picked cards are discarded animals")
+    know = state[L.KNOW:L.KNOW + nc + 1]
+    full = (1 << n) - 1
+    _req(int(know[nc]) == L.ALL_SEATS, "nulls are public")
+    _req(bool((know[:nc] >= 0).all() and (know[:nc] <= L.ALL_SEATS).all()), "knowledge bits")
+    for p in range(g.npos):
+        c = int(pos[p])
+        if 0 <= c < nc:
+            _req(bool(know[c] >> (p // sp) & 1), "a seat knows the cards in its rows")
+            if face[p]:
+                _req(int(know[c]) & full == full, "face-up cards are public")
+    for s in range(n):
+        for c in hand[s][hand[s] >= 0]:
+            _req(bool(know[c] >> s & 1), "a seat knows its hand")
+    seq = state[L.SEQ:L.SEQ + nc]
+    ndraw = int(state[L.NDRAW])
+    _req(bool((seq[deck] == 0).all()) and bool((seq[aside] == 0).all()),
+         "cards in the deck or set aside were not drawn")
+    drawn = seq[seq > 0]
+    _req(len(set(drawn.tolist())) == drawn.size and bool((drawn <= ndraw).all()),
+         "distinct draw numbers up to the number of draws")
+    ret = state[L.RET:L.RET + nc]
+    for s in range(n):
+        mine = np.flatnonzero(ret >> s & 1)
+        if mine.size:
+            _req(bool(state[L.REGROW + s]), "returned cards only after a Regrowth")
+            _req(bool(((seq[mine] == 0) | (seq[mine] > state[L.RETSEQ + s])).all()),
+                 "returned cards are in the deck or were drawn after their return")
+    levels, setk, placed = int(state[L.LEVELS]), int(state[L.SETK]), int(state[L.PLACED])
+    _req(1 <= levels <= g.nlevels, "levels")
+    order = [(int(state[L.START]) + i) % n for i in range(n)]
+    setup = phase in (L.P_REGROW, L.P_SETUP)
+    for i, s in enumerate(order):
+        for lv in range(g.nlevels):
+            row = pos[s * sp + lv * rl:s * sp + lv * rl + rl]
+            if lv >= levels:
+                _req(bool((row == -1).all()), "rows above the dealt levels are empty")
+            elif lv < levels - 1 or not setup or i < setk:
+                _req(bool((row >= 0).all()), f"seat {s} level {lv}: row full")
+        if setup:
+            top = pos[s * sp + (levels - 1) * rl:s * sp + levels * rl]
+            k = 0 if i < setk else (placed if i == setk else 0)
+            if i >= setk:
+                _req(int((top >= 0).sum()) == k and bool((top[:k] >= 0).all()),
+                     f"seat {s}: {k} cards placed")
+            held = int((hand[s] >= 0).sum())
+            want = 0 if i < setk else g.handn - k
+            _req(held == want, f"seat {s} holds {want} cards in the setup")
+        else:
+            _req(not (hand[s] >= 0).any(), "hands are empty after the setup")
+    ef = int(state[L.EF_KIND])
+    _req(done == (phase == L.P_END) and (cur == -1) == bool(done), "end phase iff done")
+    if setup:
+        _req(setk < n and cur == order[setk], "the setup seat acts")
+        _req(phase == L.P_SETUP or not state[L.REGROW + cur], "regrowth once per game")
+    if phase in (L.P_TURN, L.P_EFFECT):
+        _req(cur == (int(state[L.START]) + int(state[L.TURN])) % n, "turn order")
+        _req(int(state[L.ROUND]) < L.ROUNDS, "round")
+    _req((ef >= 0) == (phase == L.P_EFFECT), "a pending effect iff the effect phase")
+    if ef >= 0:
+        _req(0 <= state[L.EF_SRC] < g.npos and pos[state[L.EF_SRC]] >= 0, "effect source")
+    hc = int(state[L.HCARD])
+    _req((hc >= 0) == (phase == L.P_HCOUNT), "hermit card iff the count choice")
+    if hc >= 0:
+        _req(state[L.DISC + hc] == 1 and pick[hc] == 0 and
+             g.kinds[hc] in (L.SLOTH, L.KOALA), "hermit card is an unpicked Sloth/Koala")
+    if phase in (L.P_HERMIT, L.P_HCOUNT):
+        k = int(state[L.HSCAN])
+        _req(k < n * sp, "hermit scan")
+        p = order[k // sp] * sp + k % sp
+        _req(pos[p] >= 0 and 0 <= pos[p] < nc and face[p] == 1 and
+             g.kinds[pos[p]] == L.HERMIT and cur == p // sp, "the hermit crab's owner acts")
+
+
+def resample(g: FlipologyGame, state: np.ndarray, observer: int,
+             rng: np.random.Generator) -> np.ndarray:
+    """Permute every card ``observer`` does not know over the places such cards occupy
+    (others' face-down cards and hands, setup discards, the deck). What the other seats know,
+    when a place's card was drawn and which seats returned it stay with the places; the cards
+    the observer returned by Regrowth go only to the deck or to places drawn after that."""
+    out = state.copy()
+    nc = g.ncards
+    bit = 1 << observer
+    refs: list[int] = []  # state offsets holding an unknown card id
+    disc_cards: list[int] = []
+    for p in range(g.npos):
+        c = int(state[L.POS + p])
+        if 0 <= c < nc and not state[L.KNOW + c] & bit:
+            refs.append(L.POS + p)
+    for i in range(L.MAX_PLAYERS * L.HANDMAX):
+        c = int(state[L.HAND + i])
+        if c >= 0 and not state[L.KNOW + c] & bit:
+            refs.append(L.HAND + i)
+    for i in range(int(state[L.DECKN])):
+        c = int(state[L.DECK + i])
+        if not state[L.KNOW + c] & bit:
+            refs.append(L.DECK + i)
+    for c in range(nc):
+        if state[L.DISC + c] and not state[L.KNOW + c] & bit:
+            disc_cards.append(c)
+    old = [int(state[r]) for r in refs] + disc_cards
+    mine = [c for c in old if state[L.RET + c] & bit]  # returned by the observer
+    new: list[int] = [-1] * len(old)
+    if mine:
+        t = int(state[L.RETSEQ + observer])
+        ok = [j for j, c in enumerate(old) if (j < len(refs) and refs[j] >= L.DECK and
+                                               refs[j] < L.DECK + L.MAXC)
+              or state[L.SEQ + c] > t]
+        for j, c in zip(rng.choice(ok, size=len(mine), replace=False).tolist(),
+                        rng.permutation(mine).tolist()):
+            new[j] = c
+    rest = [c for c in old if c not in set(mine)]
+    free = [j for j in range(len(old)) if new[j] < 0]
+    for j, c in zip(free, rng.permutation(rest).tolist() if rest else []):
+        new[j] = int(c)
+    for c in disc_cards:
+        out[L.DISC + c] = 0
+    for j, (c_old, c_new) in enumerate(zip(old, new)):
+        out[L.KNOW + c_new] = state[L.KNOW + c_old]
+        out[L.PICK + c_new] = state[L.PICK + c_old]
+        out[L.SEQ + c_new] = state[L.SEQ + c_old]
+        out[L.RET + c_new] = (state[L.RET + c_old] & ~bit) | (state[L.RET + c_new] & bit)
+        if j < len(refs):
+            out[refs[j]] = c_new
+        else:
+            out[L.DISC + c_new] = 1
+    _rebuild_dlist(out, nc)
+    return out
