@@ -15,7 +15,7 @@ GENERIC: dict[str, str] = {
 # env id -> that game's heuristic agent (the name "heuristic" resolves through this table)
 HEURISTICS: dict[str, str] = {
     "slide_v0": "agents.slide:SlideHeuristicAgent",
-    # "isflak_v0": "agents.isflak:IsflakHeuristicAgent",
+    "isflak_v0": "agents.isflak:IsflakHeuristicAgent",
     "op_glad_ijs_v0": "agents.op_glad_ijs:OpGladIJsHeuristicAgent",
     "flipology_v0": "agents.flipology:FlipologyHeuristicAgent",
     "if_it_fits_v0": "agents.if_it_fits:IfItFitsHeuristicAgent",

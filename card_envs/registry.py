@@ -10,7 +10,7 @@ from card_envs.core.errors import OptionError
 
 _ENVS: dict[str, str] = {
     "slide_v0": "card_envs.slide.env:SlideEnv",
-    # "isflak_v0": "card_envs.isflak.env:IsflakEnv",
+    "isflak_v0": "card_envs.isflak.env:IsflakEnv",
     "op_glad_ijs_v0": "card_envs.op_glad_ijs.env:OpGladIJsEnv",
     "flipology_v0": "card_envs.flipology.env:FlipologyEnv",
     "if_it_fits_v0": "card_envs.if_it_fits.env:IfItFitsEnv",

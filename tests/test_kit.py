@@ -26,7 +26,9 @@ from kit import Case, digest, play_steps, random_action, snapshot
 CASES = [
     Case("slide_v0"), Case("slide_v0", {"num_players": 3, "start_player": "random"}),
     Case("slide_v0", {"num_players": 6, "reward_mode": "points"}),
-    # ISFLAK_CASES
+    Case("isflak_v0"), Case("isflak_v0", {"num_players": 4, "start_player": "random"}),
+    Case("isflak_v0", {"num_players": 6, "reward_mode": "points"}),
+    Case("isflak_v0", {"num_players": 3, "penguins_per_player": 1, "card_points": [5, 0, 2]}),
     Case("op_glad_ijs_v0"),  # random play reaches the 1,000-card cut-off: truncation
     Case("op_glad_ijs_v0", {"num_players": 3, "start_player": "random", "two_animals": True,
                             "max_turned": 80}),

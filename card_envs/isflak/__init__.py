@@ -1,0 +1,1 @@
+"""Isflak: penguins slide over a 5x7 grid of cards and take the floes they leave."""

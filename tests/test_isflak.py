@@ -1,0 +1,715 @@
+"""Rule tests of Isflak (``isflak_v0``) against the specification ``shared/rules/isflak.md``.
+
+The checks do not trust the engine: legal moves, placement, taking cards, going out, the end,
+scoring, rewards and the observation are re-implemented here in plain Python (``Ref``,
+``brute_mask``, ``ref_obs``) from the state dict and compared with the engine step by step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import card_envs
+from card_envs import Engine, IllegalActionError, OptionError, StateDictError
+
+ENV_ID = "isflak_v0"
+ROWS, COLS = 5, 7
+# direction d -> (drow, dcol): N NE E SE S SW W NW
+DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUITS = "SHDC"
+ALL_CARDS = [r + s for s in SUITS for r in RANKS]
+TABLE = {2: 4, 3: 3, 4: 2, 5: 2, 6: 2}
+
+
+def hyp(n: int) -> settings:
+    return settings(max_examples=n, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+# =============================================================================================
+# Pure-Python reference (written from isflak.md, working on state dicts)
+# =============================================================================================
+def kind(code: str) -> str:
+    r = code[:-1]
+    return "ace" if r == "A" else ("face" if r in "JQK" else "number")
+
+
+def pts(code: str, points: dict) -> int:
+    return points[kind(code)]
+
+
+def on_border(r: int, c: int) -> bool:
+    return r in (0, ROWS - 1) or c in (0, COLS - 1)
+
+
+def move_action(k: int, d: int, s: int) -> int:
+    return 35 + (k * 8 + d) * 6 + (s - 1)
+
+
+def occupied(sd: dict) -> set[tuple[int, int]]:
+    return {tuple(p) for row in sd["penguins"] for p in row if p is not None}
+
+
+def ref_moves(sd: dict, seat: int) -> set[int]:
+    """Every legal move of ``seat``: queen lines over cards without penguins or gaps."""
+    occ = occupied(sd)
+    out = set()
+    for k, p in enumerate(sd["penguins"][seat]):
+        if p is None:
+            continue
+        for d, (dr, dc) in enumerate(DIRS):
+            for s in range(1, 7):
+                r, c = p[0] + dr * s, p[1] + dc * s
+                if not (0 <= r < ROWS and 0 <= c < COLS):
+                    break
+                if sd["grid"][r][c] is None or (r, c) in occ:
+                    break
+                out.add(move_action(k, d, s))
+    return out
+
+
+def ref_placements(sd: dict) -> set[int]:
+    occ = occupied(sd)
+    free = [(r, c) for r in range(ROWS) for c in range(COLS)
+            if on_border(r, c) and (r, c) not in occ and sd["grid"][r][c] is not None]
+    numbers = {r * COLS + c for r, c in free if kind(sd["grid"][r][c]) == "number"}
+    if numbers:
+        return numbers
+    return {r * COLS + c for r, c in free if kind(sd["grid"][r][c]) == "face"}
+
+
+def brute_mask(sd: dict) -> set[int]:
+    if sd["phase"] == "end":
+        return set()
+    if sd["phase"] == "placement":
+        return ref_placements(sd)
+    return ref_moves(sd, sd["current_player"])
+
+
+class Ref:
+    """A game of Isflak in plain Python, continued from a state dict."""
+
+    def __init__(self, sd: dict) -> None:
+        sd = json.loads(json.dumps(sd))
+        self.n = sd["options"]["num_players"]
+        self.P = sd["options"]["penguins_per_player"]
+        self.points = sd["options"]["card_points"]
+        self.sd = sd
+
+    def step(self, a: int) -> None:
+        sd, n = self.sd, self.n
+        assert a in brute_mask(sd)
+        p = sd["current_player"]
+        sd["steps"] += 1
+        if sd["phase"] == "placement":
+            k = sd["penguins"][p].index(None)
+            sd["penguins"][p][k] = [a // COLS, a % COLS]
+            if any(x is None for row in sd["penguins"] for x in row):
+                sd["current_player"] = (p + 1) % n
+                return
+            sd["phase"] = "movement"
+        else:
+            k, rest = divmod(a - 35, 48)
+            d, s = rest // 6, rest % 6 + 1
+            r0, c0 = sd["penguins"][p][k]
+            path = [(r0 + DIRS[d][0] * i, c0 + DIRS[d][1] * i) for i in range(1, s + 1)]
+            sd["penguins"][p][k] = list(path[s - 1])
+            sd["piles"][p].append(sd["grid"][r0][c0])
+            sd["grid"][r0][c0] = None
+        q = (p + 1) % n
+        for _ in range(n):
+            if not sd["out"][q]:
+                if ref_moves(sd, q):
+                    sd["current_player"] = q
+                    return
+                for k, pos in enumerate(sd["penguins"][q]):  # out: bank under penguins
+                    if pos is not None:
+                        sd["piles"][q].append(sd["grid"][pos[0]][pos[1]])
+                        sd["grid"][pos[0]][pos[1]] = None
+                        sd["penguins"][q][k] = None
+                sd["out"][q] = True
+            q = (q + 1) % n
+        sd["phase"], sd["current_player"] = "end", None
+
+    def scores(self) -> list[tuple[int, int]]:
+        return [(sum(pts(c, self.points) for c in pile), len(pile)) for pile in self.sd["piles"]]
+
+
+def ref_winners(scores) -> list[bool]:
+    best = max(scores)
+    return [s == best for s in scores]
+
+
+def ref_rewards(mode: str, scores) -> list[float]:
+    if mode == "points":
+        return [float(p) for p, _ in scores]
+    w = ref_winners(scores)
+    return [0.0] * len(w) if all(w) else [1.0 if x else -1.0 for x in w]
+
+
+def ref_obs(sd: dict, seat: int) -> list[int]:
+    n, P, points = len(sd["out"]), sd["options"]["penguins_per_player"], \
+        sd["options"]["card_points"]
+    owner = {tuple(p): q for q, row in enumerate(sd["penguins"]) for p in row if p is not None}
+    cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
+    out = [-1 if sd["grid"][r][c] is None else pts(sd["grid"][r][c], points) for r, c in cells]
+    out += [0 if (r, c) not in owner else 1 + (owner[(r, c)] - seat) % n for r, c in cells]
+    for i in range(n):
+        q = (seat + i) % n
+        out += [-1 if p is None else p[0] * COLS + p[1] for p in sd["penguins"][q]]
+        out += [int(sd["out"][q]), sum(pts(c, points) for c in sd["piles"][q]),
+                len(sd["piles"][q])]
+    cur = sd["current_player"]
+    placed = sum(p is not None for row in sd["penguins"] for p in row) \
+        if sd["phase"] == "placement" else n * P
+    out += [["placement", "movement", "end"].index(sd["phase"]),
+            -1 if cur is None else (cur - seat) % n, placed]
+    return out
+
+
+def cards_in(sd: dict) -> list[str]:
+    return [c for row in sd["grid"] for c in row if c is not None] + \
+        [c for pile in sd["piles"] for c in pile]
+
+
+# =============================================================================================
+# Helpers on the real env
+# =============================================================================================
+def make(n: int = 2, **kw):
+    return card_envs.make_raw(ENV_ID, num_players=n, **kw)
+
+
+def mask_of(env) -> set[int]:
+    return set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist())
+
+
+def load(n: int, grid, penguins, piles=None, out=None, cur=0, phase="movement", **opts):
+    """A raw env loaded (through ``load_state_dict``) with the given position."""
+    env = make(n, **opts)
+    env.reset(seed=0)
+    d = env.state_dict()
+    d.update(grid=grid, penguins=penguins, piles=piles or [[] for _ in range(n)],
+             out=out or [False] * n, current_player=cur, phase=phase)
+    env.load_state_dict(json.loads(json.dumps(d)))
+    return env
+
+
+def deck_grid(seed: int = 0, avoid_aces: bool = True):
+    """A 5x7 grid of distinct cards (no aces unless asked) and the unused cards."""
+    rnd = random.Random(seed)
+    pool = [c for c in ALL_CARDS if not (avoid_aces and c[0] == "A")]
+    rnd.shuffle(pool)
+    grid = [pool[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
+    return grid, pool[35:]
+
+
+def with_gaps(grid, gaps, seat_pile: int, n: int):
+    """Remove the cards at ``gaps`` from ``grid`` into seat ``seat_pile``'s pile."""
+    grid = [list(row) for row in grid]
+    piles = [[] for _ in range(n)]
+    for r, c in gaps:
+        piles[seat_pile].append(grid[r][c])
+        grid[r][c] = None
+    return grid, piles
+
+
+# =============================================================================================
+# 1. The examples of isflak.md
+# =============================================================================================
+def test_example_gap_stops_the_slide():
+    """A penguin on (2,3) with a gap at (2,5) can move right to (2,4) but not to (2,6)."""
+    grid, piles = with_gaps(deck_grid(1)[0], [(2, 5)], 1, 2)
+    env = load(2, grid, [[[2, 3]], [[4, 6]]], piles, penguins_per_player=1)
+    m = mask_of(env)
+    E = 2
+    assert move_action(0, E, 1) in m and move_action(0, E, 2) not in m
+    assert move_action(0, E, 3) not in m
+    assert m == ref_moves(env.state_dict(), 0)
+    with pytest.raises(IllegalActionError):
+        env.step(move_action(0, E, 3))
+    under = grid[2][3]
+    env.step(move_action(0, E, 1))
+    sd = env.state_dict()
+    assert sd["penguins"][0] == [[2, 4]]
+    assert sd["grid"][2][3] is None and sd["piles"][0] == [under]  # takes the card it left
+
+
+def test_example_penguin_blocks_the_diagonal():
+    """A penguin on (0,0) with a penguin on (1,1) cannot move down-right at all."""
+    grid = deck_grid(2)[0]
+    env = load(2, grid, [[[0, 0]], [[1, 1]]], penguins_per_player=1)
+    m = mask_of(env)
+    SE = 3
+    assert not any(move_action(0, SE, s) in m for s in range(1, 7))
+    assert move_action(0, 2, 6) in m and move_action(0, 4, 4) in m  # E and S are open
+    assert m == {move_action(0, 2, s) for s in range(1, 7)} | \
+        {move_action(0, 4, s) for s in range(1, 5)}
+
+
+def _placement_grid():
+    """Border: 7 number cards, 4 aces, 9 face cards; interior: the rest."""
+    numbers = [r + s for s in SUITS for r in RANKS[1:10]]
+    faces = [r + s for s in SUITS for r in "JQK"]
+    aces = ["A" + s for s in SUITS]
+    border = [(r, c) for r in range(ROWS) for c in range(COLS) if on_border(r, c)]
+    inner = [(r, c) for r in range(ROWS) for c in range(COLS) if not on_border(r, c)]
+    cards = numbers[:7] + aces + faces[:9]
+    grid = [[None] * COLS for _ in range(ROWS)]
+    for (r, c), card in zip(border, cards):
+        grid[r][c] = card
+    for (r, c), card in zip(inner, numbers[7:]):
+        grid[r][c] = card
+    num_cells = [(r, c) for r, c in border if kind(grid[r][c]) == "number"]
+    return grid, num_cells
+
+
+def test_example_placement_face_card_when_numbers_taken_never_ace():
+    grid, num_cells = _placement_grid()
+    # 7 placements done (start 0): seat 0 slots 0-3, seat 1 slots 0-2 on the 7 number cards
+    order = [num_cells[i] for i in range(7)]
+    pens = [[list(order[i]) for i in (0, 2, 4, 6)], [list(order[i]) for i in (1, 3, 5)] + [None]]
+    env = load(2, grid, pens, cur=1, phase="placement")
+    m = mask_of(env)
+    faces = {r * COLS + c for r in range(ROWS) for c in range(COLS)
+             if on_border(r, c) and kind(grid[r][c]) == "face"}
+    aces = {r * COLS + c for r in range(ROWS) for c in range(COLS) if kind(grid[r][c]) == "ace"}
+    assert len(faces) == 9 and len(aces) == 4
+    assert m == faces and not m & aces
+    for a in aces:
+        with pytest.raises(IllegalActionError):
+            env.step(a)
+    env.step(min(faces))
+    sd = env.state_dict()
+    assert sd["phase"] == "movement" and sd["current_player"] == 0
+    assert sd["penguins"][1][3] == [min(faces) // COLS, min(faces) % COLS]
+    # with one number card still free, only that number card is legal
+    pens[0][3] = None
+    env = load(2, grid, pens, cur=0, phase="placement")
+    six = order[6]
+    assert mask_of(env) == {six[0] * COLS + six[1]}
+
+
+def test_example_blocked_player_goes_out_and_banks():
+    """3 players, 1 penguin each: seat 1 is walled in by gaps; when seat 0 has moved, seat 1
+    goes out automatically (banks its card) and seat 2 plays on."""
+    base = deck_grid(3)[0]
+    gaps = [(r, c) for r in range(0, 3) for c in range(0, 3) if (r, c) != (1, 1)]
+    grid, piles = with_gaps(base, gaps, 2, 3)
+    pens = [[[4, 6]], [[1, 1]], [[4, 0]]]
+    env = load(3, grid, pens, piles, cur=0, penguins_per_player=1)
+    under = grid[1][1]
+    before = env.state_dict()
+    assert ref_moves(before, 1) == set()
+    assert before["out"] == [False] * 3  # checked only when the turn reaches it
+    env.step(move_action(0, 0, 1))  # seat 0: (4,6) -> (3,6)
+    sd = env.state_dict()
+    assert sd["out"] == [False, True, False]
+    assert sd["penguins"][1] == [None] and sd["grid"][1][1] is None
+    assert sd["piles"][1] == [under]
+    assert sd["current_player"] == 2 and sd["phase"] == "movement"
+    assert env.agent_selection == "player_2"
+    ref = Ref(before)
+    ref.step(move_action(0, 0, 1))
+    assert ref.sd == sd
+    # seat 1 is skipped from then on
+    env.step(sorted(mask_of(env))[0])
+    assert env.state_dict()["current_player"] == 0
+
+
+def test_going_out_banks_in_slot_order_and_can_end_the_game_at_once():
+    """Seat 0 makes its last possible move; seat 1 (walled in) goes out banking slot 0's card,
+    then slot 1's; then seat 0 is walled in too and goes out: the game ends in that step."""
+    base = deck_grid(4)[0]
+    keep = {(4, 6), (4, 5), (2, 3), (0, 0), (0, 6)}
+    gaps = [(r, c) for r in range(ROWS) for c in range(COLS) if (r, c) not in keep]
+    grid, piles = with_gaps(base, gaps, 0, 2)
+    env = load(2, grid, [[[4, 6], [2, 3]], [[0, 6], [0, 0]]], piles, penguins_per_player=2,
+               reward_mode="points")
+    assert mask_of(env) == {move_action(0, 6, 1)}
+    before = env.state_dict()
+    env.step(move_action(0, 6, 1))
+    sd = env.state_dict()
+    assert sd["piles"][1] == [grid[0][6], grid[0][0]]
+    assert sd["piles"][0] == piles[0] + [grid[4][6], grid[4][5], grid[2][3]]
+    assert sd["phase"] == "end" and all(sd["out"]) and sd["current_player"] is None
+    assert all(c is None for row in sd["grid"] for c in row)
+    ref = Ref(before)
+    ref.step(move_action(0, 6, 1))
+    assert ref.sd == sd
+    assert [env.rewards[a] for a in env.possible_agents] == \
+        [float(p) for p, _ in ref.scores()]
+
+
+# =============================================================================================
+# 2. Rules in detail
+# =============================================================================================
+def test_options_defaults_and_validation():
+    for n, p in TABLE.items():
+        env = make(n)
+        assert env.game.options["penguins_per_player"] == p
+        assert env.action_space("player_0").n == 35 + 48 * p
+    assert make(2).game.options["card_points"] == {"ace": 3, "face": 2, "number": 1}
+    assert make(2, card_points=(4, 2, 0)).game.options["card_points"] == \
+        {"ace": 4, "face": 2, "number": 0}
+    assert make(2, card_points={"number": 1, "face": 1, "ace": 1}).game.options[
+        "card_points"] == {"ace": 1, "face": 1, "number": 1}
+    assert make(2, penguins_per_player=8).action_space("player_0").n == 35 + 48 * 8
+    space = make(2).observation_space("player_0")["observation"]
+    assert space.dtype == np.int8 and space.shape == (70 + 2 * 7 + 3,)
+    assert int(space.high[70 + 5]) == 4 * 3 + 12 * 2 + 19 * 1  # best possible pile score
+    big = make(3, card_points=(20, 10, 20)).observation_space("player_0")["observation"]
+    assert big.dtype == np.int16 and int(big.high[70 + 4]) == 700
+    for n, bad in ((2, 9), (3, 6), (6, 3), (2, 0), (2, -1), (2, 2.0), (2, True), (2, "4")):
+        with pytest.raises(OptionError, match="penguins_per_player"):
+            make(n, penguins_per_player=bad)
+    for bad in ((1, 2), {"ace": 1, "face": 2}, {"ace": 1, "face": 2, "number": 3, "x": 1},
+                (1, 2, -1), (1, 2, 21), (1, 2.5, 1), "321", 3, (True, 1, 1)):
+        with pytest.raises(OptionError, match="card_points"):
+            make(2, card_points=bad)
+
+
+def test_placement_order_slots_and_border_rule():
+    env = make(3, start_player=1)
+    env.reset(seed=4)
+    sd = env.state_dict()
+    assert sd["phase"] == "placement" and sd["current_player"] == 1
+    assert all(c is not None for row in sd["grid"] for c in row)
+    seats = []
+    while env.state_dict()["phase"] == "placement":
+        sd = env.state_dict()
+        m = mask_of(env)
+        assert m == ref_placements(sd)
+        assert all(on_border(a // COLS, a % COLS) for a in m)
+        assert all(kind(sd["grid"][a // COLS][a % COLS]) != "ace" for a in m)
+        seats.append(sd["current_player"])
+        a = max(m)
+        env.step(a)
+        q = seats[-1]
+        k = (len(seats) - 1) // 3
+        assert env.state_dict()["penguins"][q][k] == [a // COLS, a % COLS]
+    assert seats == [(1 + i) % 3 for i in range(9)]
+    sd = env.state_dict()
+    assert sd["phase"] == "movement" and sd["current_player"] == 1  # start player again
+
+
+def test_move_takes_origin_card_and_scores():
+    flat = [c for c in ALL_CARDS if c not in ("KS", "AH")][:35]
+    flat[0], flat[3] = "KS", "AH"
+    grid = [flat[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
+    env = load(2, grid, [[[0, 0]], [[4, 6]]], penguins_per_player=1)
+    env.step(move_action(0, 2, 3))  # (0,0) -> (0,3), takes the king
+    sd = env.state_dict()
+    assert sd["piles"][0] == ["KS"] and sd["grid"][0][0] is None
+    assert env.observe("player_0")["observation"][70 + 1 + 1] == 2
+    env.step(sorted(mask_of(env))[0])
+    env.step(move_action(0, 4, 1))  # leaves the ace
+    assert env.state_dict()["piles"][0] == ["KS", "AH"]
+    o = env.observe("player_1")["observation"]
+    assert o[70 + 4 + 2] == 5 and o[70 + 4 + 3] == 2  # seat 0 is relative seat 1 for p1
+
+
+def _final_env(piles_end: list[list[str]], mode: str, P: int = 1):
+    """2-3 seats; only seat 0 still in, one move from being walled in; the others out.
+    ``piles_end``: the piles after seat 0's last move and going out."""
+    n = len(piles_end)
+    used = {c for p in piles_end for c in p}
+    assert len(used) == sum(map(len, piles_end)) <= 35
+    # seat 0 moves (0,0) -> (0,1) taking piles_end[0][-2]; then is out banking piles_end[0][-1]
+    first, last = piles_end[0][-2], piles_end[0][-1]
+    rest = [c for c in ALL_CARDS if c not in used]
+    grid = [[None] * COLS for _ in range(ROWS)]
+    grid[0][0], grid[0][1] = first, last
+    free = 35 - sum(map(len, piles_end))
+    walled = {(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)}  # (0,1) ends walled in by gaps
+    cells = [(r, c) for r in range(ROWS) for c in range(COLS) if (r, c) not in walled]
+    assert free <= len(cells)
+    for (r, c), card in zip(cells[:free], rest):
+        grid[r][c] = card
+    piles = [list(p) for p in piles_end]
+    piles[0] = piles[0][:-2]
+    env = load(n, grid, [[[0, 0]]] + [[None]] * (n - 1), piles, [False] + [True] * (n - 1),
+               penguins_per_player=1, reward_mode=mode)
+    assert mask_of(env) == {move_action(0, 2, 1)}
+    return env, move_action(0, 2, 1)
+
+
+@pytest.mark.parametrize("piles, points, winners", [
+    ([["2S", "3S", "4S", "AS"], ["KH", "QH"]], [6, 4], [True, False]),
+    ([["KS", "QS"], ["2H", "3H", "4H", "5H"]], [4, 4], [False, True]),  # tie: more cards wins
+    ([["2S", "3S", "4S", "5S"], ["KH", "QH"]], [4, 4], [True, False]),
+    ([["2S", "3S", "JS"], ["KH", "2H", "3H"]], [4, 4], [True, True]),  # still tied: shared
+    ([["2S", "3S", "JS"], ["KH", "2H", "3H"], ["JD", "2D", "3D"]], [4, 4, 4], [True] * 3),
+    ([["2S", "3S", "JS"], ["KH", "2H", "3H"], ["AD", "2D"]], [4, 4, 4], [True, True, False]),
+    ([["2S", "3S", "KS"], ["KH", "2H", "3H"], ["AD"]], [4, 4, 3], [True, True, False]),
+])
+@pytest.mark.parametrize("mode", ["win", "points"])
+def test_end_scoring_tiebreak_and_rewards(piles, points, winners, mode):
+    env, last = _final_env(piles, mode)
+    env.step(last)
+    sd = env.state_dict()
+    assert sd["phase"] == "end" and sd["current_player"] is None and all(sd["out"])
+    assert all(env.terminations.values())
+    scores = [(p, len(pl)) for p, pl in zip(points, piles)]
+    assert [sum(pts(c, {"ace": 3, "face": 2, "number": 1}) for c in pl) for pl in piles] == \
+        points
+    assert ref_winners(scores) == winners
+    for i, a in enumerate(env.possible_agents):
+        assert env.infos[a] == {"points": float(points[i]), "winner": winners[i]}
+        assert env.rewards[a] == ref_rewards(mode, scores)[i]
+
+
+def test_card_points_option_changes_scores():
+    env, last = _final_env([["2S", "3S", "4S", "AS"], ["KH", "QH"]], "points")
+    pts_ = {"ace": 0, "face": 5, "number": 2}
+    env2 = make(2, penguins_per_player=1, reward_mode="points", card_points=pts_)
+    d = env.state_dict()
+    d["options"] = env2.game.options
+    env2.load_state_dict(d)
+    env2.step(last)
+    assert [env2.rewards[a] for a in env2.possible_agents] == [6.0, 10.0]
+    assert env2.infos["player_1"]["winner"]
+
+
+def test_random_start_player_seeded_and_covers_seats():
+    firsts = set()
+    for seed in range(40):
+        a, b = make(4, start_player="random"), make(4, start_player="random")
+        a.reset(seed=seed)
+        b.reset(seed=seed)
+        assert a.state_dict() == b.state_dict()
+        firsts.add(a.state_dict()["current_player"])
+    assert firsts == set(range(4))
+
+
+def test_bad_state_dicts_rejected():
+    env = make(2)
+    env.reset(seed=1)
+    for _ in range(12):
+        env.step(env.legal_actions()[0])
+    good = env.state_dict()
+    bad = []
+    d = json.loads(json.dumps(good))
+    (r0, c0), (r1, c1) = [(r, c) for r in range(ROWS) for c in range(COLS)
+                          if good["grid"][r][c] is not None][:2]
+    d["grid"][r0][c0] = d["grid"][r1][c1]  # duplicate card
+    bad.append(d)
+    d = json.loads(json.dumps(good))
+    d["piles"][0].append(next(c for c in ALL_CARDS if c not in cards_in(good)))  # 36 cards
+    bad.append(d)
+    d = json.loads(json.dumps(good))
+    d["penguins"][1][0] = d["penguins"][0][0]  # two penguins on one cell
+    bad.append(d)
+    d = json.loads(json.dumps(good))
+    d["out"][0] = True  # out but with penguins
+    bad.append(d)
+    d = json.loads(json.dumps(good))
+    d["grid"][0][0] = "1X"
+    bad.append(d)
+    for b in bad:
+        with pytest.raises(StateDictError):
+            env.load_state_dict(b)
+    assert env.state_dict() == good
+
+
+def test_engine_search_helpers():
+    eng = Engine(ENV_ID)
+    s = eng.new_state(3)
+    t = eng.clone(s)
+    a = eng.legal_actions(s)[0]
+    eng.apply(t, a)
+    assert not np.array_equal(s, t) and eng.legal_actions(s)[0] == a
+    with pytest.raises(IllegalActionError):
+        eng.apply(s, 40)  # a move in the placement phase
+    env = make(2)
+    env.reset(seed=3)
+    assert np.array_equal(env.state_array, s)
+    # perfect information: resample only re-seeds the RNG (no chance after the deal)
+    alt = env.resample(0, 1).state_dict()
+    assert {**alt, "rng": None} == {**env.state_dict(), "rng": None}
+    assert env.state_dict(observer=1) == {**{k: v for k, v in env.state_dict().items()
+                                             if k != "rng"}, "observer": 1}
+
+
+def test_action_names():
+    env = make(2)
+    assert env.action_to_str(9) == "place r1c2"
+    assert env.action_to_str(move_action(3, 7, 6)) == "move penguin 3 NW 6"
+    assert env.action_to_str(move_action(0, 2, 1)) == "move penguin 0 E 1"
+
+
+# =============================================================================================
+# 3. Whole random games against the reference, with invariants
+# =============================================================================================
+CONFIGS = [(2, {}), (3, {"start_player": "random"}), (4, {"reward_mode": "points"}),
+           (6, {}), (2, {"penguins_per_player": 8}), (5, {"penguins_per_player": 3}),
+           (3, {"penguins_per_player": 1, "card_points": [7, 0, 1]}),
+           (2, {"card_points": {"ace": 20, "face": 10, "number": 20}})]  # int16 observations
+
+
+@pytest.mark.parametrize("n, opts", CONFIGS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_game_matches_reference(n, opts, seed):
+    env = make(n, **opts)
+    env.reset(seed=seed)
+    ref = Ref(env.state_dict())
+    P = ref.P
+    rnd = random.Random(seed)
+    sd = env.state_dict()
+    cards0 = sorted(cards_in(sd))
+    assert len(cards0) == 35 and len(set(cards0)) == 35 and set(cards0) <= set(ALL_CARDS)
+    steps = 0
+    while True:
+        sd = env.state_dict()
+        assert sd == ref.sd, steps
+        env.game.check_state(env.state_array)
+        assert sorted(cards_in(sd)) == cards0  # conservation: grid (incl. under penguins) + piles
+        assert len(occupied(sd)) == sum(p is not None for row in sd["penguins"] for p in row)
+        assert all(sd["grid"][r][c] is not None for r, c in occupied(sd))
+        want = brute_mask(sd)
+        for seat, agent in enumerate(env.possible_agents):
+            ob = env.observe(agent)
+            assert ob["observation"].tolist() == ref_obs(sd, seat), (steps, seat)
+            assert env.observation_space(agent).contains(ob)
+            if seat == sd["current_player"]:
+                assert set(np.flatnonzero(ob["action_mask"]).tolist()) == want
+            else:
+                assert not ob["action_mask"].any()
+        for q, pile in enumerate(sd["piles"]):  # points = recount of the pile
+            o = env.observe(env.possible_agents[q])["observation"]
+            assert o[70 + P + 1] == sum(pts(c, ref.points) for c in pile)
+        if sd["phase"] == "end":
+            break
+        assert want
+        a = rnd.choice(sorted(want))
+        if sd["phase"] == "movement":  # the path is free cards only
+            k, rest = divmod(a - 35, 48)
+            d, s = rest // 6, rest % 6 + 1
+            r0, c0 = sd["penguins"][sd["current_player"]][k]
+            for i in range(1, s + 1):
+                r, c = r0 + DIRS[d][0] * i, c0 + DIRS[d][1] * i
+                assert sd["grid"][r][c] is not None and (r, c) not in occupied(sd)
+        env.step(a)
+        ref.step(a)
+        steps += 1
+        if sd["phase"] != "end" and not all(env.terminations.values()):
+            assert all(r == 0 for r in env.rewards.values())
+    assert all(sd["out"]) and not occupied(sd)
+    assert steps >= n * P
+    scores = ref.scores()
+    mode = env.game.options["reward_mode"]
+    for i, agent in enumerate(env.possible_agents):
+        assert env.infos[agent] == {"points": float(scores[i][0]),
+                                    "winner": ref_winners(scores)[i]}
+        assert env.rewards[agent] == ref_rewards(mode, scores)[i]
+
+
+@hyp(25)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6), data=st.data())
+def test_invariants_during_random_play(seed, n, data):
+    P = data.draw(st.integers(1, 16 // n))
+    env = make(n, penguins_per_player=P, start_player="random")
+    env.reset(seed=seed)
+    rnd = random.Random(seed)
+    cards0 = sorted(cards_in(env.state_dict()))
+    for _ in range(36 + 16):  # placements + at most 35 cards taken by moves
+        sd = env.state_dict()
+        assert sorted(cards_in(sd)) == cards0
+        env.game.check_state(env.state_array)
+        assert set(env.legal_actions()) == brute_mask(sd)
+        if sd["phase"] == "end":
+            break
+        prev = sd
+        a = rnd.choice(env.legal_actions())
+        env.step(a)
+        sd = env.state_dict()
+        if prev["phase"] == "movement":  # the penguin slid along a line of free cards
+            p = prev["current_player"]
+            k, rest = divmod(a - 35, 48)
+            d, s = rest // 6, rest % 6 + 1
+            r0, c0 = prev["penguins"][p][k]
+            for i in range(1, s + 1):
+                r, c = r0 + DIRS[d][0] * i, c0 + DIRS[d][1] * i
+                assert prev["grid"][r][c] is not None and (r, c) not in occupied(prev)
+            assert sd["penguins"][p][k] == [r, c] or (sd["out"][p] and sd["grid"][r][c] is None)
+            assert sd["grid"][r0][c0] is None and sd["piles"][p][len(prev["piles"][p])] == \
+                prev["grid"][r0][c0]
+            others = [q for q in range(n) if q != p and not sd["out"][q]]
+            assert all(sd["penguins"][q] == prev["penguins"][q] for q in others)
+    else:
+        pytest.fail("game did not end")
+    assert sd["steps"] <= n * P + 35
+
+
+@hyp(60)
+@given(data=st.data(), n=st.integers(2, 6))
+def test_arbitrary_positions_masks_and_moves_match_reference(data, n):
+    """Random gaps and penguins anywhere: the mask equals the brute-force recount and every
+    legal move gives the reference's next state."""
+    P = data.draw(st.integers(1, 16 // n))
+    cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
+    perm = data.draw(st.permutations(cells))
+    n_gaps = data.draw(st.integers(0, 35 - n * P))
+    gaps, pen_cells = perm[:n_gaps], perm[n_gaps:n_gaps + n * P]
+    grid, piles = with_gaps(deck_grid(data.draw(st.integers(0, 99)), avoid_aces=False)[0],
+                            gaps, 0, n)
+    out = [False] * n
+    pens = [[list(pen_cells[q * P + k]) for k in range(P)] for q in range(n)]
+    for q in range(1, n):  # some other seats are already out (their cells are gaps)
+        if data.draw(st.booleans()):
+            out[q] = True
+            for k in range(P):
+                r, c = pens[q][k]
+                piles[q].append(grid[r][c])
+                grid[r][c] = None
+            pens[q] = [None] * P
+    d = {"grid": grid, "penguins": pens, "piles": piles, "out": out, "options": {}}
+    assume(ref_moves(d, 0))  # seat 0 must be able to act
+    env = load(n, grid, pens, piles, out, cur=0, penguins_per_player=P)
+    sd = env.state_dict()
+    want = ref_moves(sd, 0)
+    assert mask_of(env) == want
+    for a in sorted(want):
+        e = env.clone()
+        e.step(a)
+        ref = Ref(sd)
+        ref.step(a)
+        assert e.state_dict() == ref.sd
+        e.game.check_state(e.state_array)
+
+
+def test_same_game_without_jit():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: same observations and rewards."""
+    from kit import digest
+
+    opts = {"num_players": 3, "start_player": "random"}
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from kit import digest; "
+            f"print(digest({ENV_ID!r}, {opts!r}, seed=5, games=1))")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code, str(Path(__file__).parent)],
+                         capture_output=True, text=True, env=env, check=True, timeout=300)
+    assert out.stdout.strip() == digest(ENV_ID, opts, seed=5, games=1)
+
+
+# =============================================================================================
+# 4. The heuristic agent
+# =============================================================================================
+def test_heuristic_beats_random_and_plays_legal_moves():
+    from card_envs.arena import run_arena
+
+    res = run_arena(ENV_ID, ["heuristic", "random"], games=200, seed=5, progress=False)
+    assert res["heuristic"].win_rate >= 0.9
+    res = run_arena(ENV_ID, ["heuristic", "random", "random"], games=30, num_players=3,
+                    seed=1, progress=False, penguins_per_player=2,
+                    card_points={"ace": 1, "face": 5, "number": 0})
+    assert res["heuristic"].games == 30
