@@ -27,6 +27,7 @@ from card_envs.core.errors import CardEnvError, IllegalActionError, OptionError
 from card_envs.core.game import Game, seed_to_u64
 
 _INT_KINDS = ("i", "u")
+_CUR = K.CUR
 
 
 class ResetNeededError(CardEnvError, RuntimeError):
@@ -70,6 +71,7 @@ class CardEnv(AECEnv):
         self._num_actions = A
         self._obs_size, self._obs_dtype = game.obs_size, game.obs_dtype
         self._mask = np.zeros(A, np.int8)
+        self._mask_mv = memoryview(self._mask)  # Python-speed reads on the hot path
         self._zero_mask = np.zeros(A, np.int8)
         self._rew = np.zeros(n, np.float32)
         self._state: np.ndarray | None = None
@@ -112,6 +114,7 @@ class CardEnv(AECEnv):
     def _set_state(self, state: np.ndarray) -> None:
         """Adopt ``state`` and rebuild the PettingZoo bookkeeping from it."""
         self._state = state
+        self._state_mv = memoryview(state)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -167,8 +170,11 @@ class CardEnv(AECEnv):
                     self._was_dead_step(action)
                     return
             raise self._illegal(action, "the game is over; step(None) removes finished agents")
-        a = self._coerce(action)
-        if not self._mask[a]:
+        if type(action) is int and 0 <= action < self._num_actions:
+            a = action
+        else:
+            a = self._coerce(action)
+        if not self._mask_mv[a]:
             if self.illegal_action == "lose":
                 self._forfeit(agent, a)
                 return
@@ -197,7 +203,7 @@ class CardEnv(AECEnv):
             self._clear_rewards()
             self._dirty_rewards = False
         self._k_mask(state, self._cfg, self._mask)
-        self.agent_selection = self.possible_agents[state[K.CUR]]
+        self.agent_selection = self.possible_agents[self._state_mv[_CUR]]
 
     def _clear_rewards(self) -> None:
         """PettingZoo's version resets rewards to int 0; keep them floats, as after reset."""
@@ -267,7 +273,9 @@ class CardEnv(AECEnv):
         """An independent copy (state, RNG and PettingZoo bookkeeping)."""
         new = copy.copy(self)
         new._state = None if self._state is None else self._state.copy()
+        new._state_mv = None if new._state is None else memoryview(new._state)
         new._mask = self._mask.copy()
+        new._mask_mv = memoryview(new._mask)
         new._rew = self._rew.copy()
         for name in ("agents",):
             if hasattr(self, name):
@@ -289,6 +297,7 @@ class CardEnv(AECEnv):
         K.rng_seed(state, np.uint64(rng.integers(0, 2**64, dtype=np.uint64)))
         new = self.clone()
         new._state = state
+        new._state_mv = memoryview(state)
         return new
 
     def legal_actions(self) -> list[int]:
