@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from card_envs.core.checks import int_in as _int
+from card_envs.core.checks import requirer
 from card_envs.core.errors import StateDictError
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.flipology import layout as L
@@ -15,15 +17,7 @@ if TYPE_CHECKING:
     from card_envs.flipology.game import FlipologyGame
 
 
-def _req(ok: bool, what: str) -> None:
-    if not ok:
-        raise StateDictError(f"inconsistent flipology state: {what}")
-
-
-def _int(x: Any, lo: int, hi: int, what: str) -> int:
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
-        raise StateDictError(f"{what} must be an int in {lo}..{hi}, got {x!r}")
-    return int(x)
+_req = requirer("flipology")
 
 
 def _bool(x: Any, what: str) -> bool:

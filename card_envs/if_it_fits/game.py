@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import int_in as _int
+from card_envs.core.checks import requirer
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option
 from card_envs.core.kernels import CUR, DONE, PHASE
@@ -14,6 +16,9 @@ from card_envs.if_it_fits import board as Bd
 from card_envs.if_it_fits import deck as D
 from card_envs.if_it_fits import render as _render
 from card_envs.if_it_fits import rules as R
+
+_require = requirer("if_it_fits")
+
 
 DIRS = "NESW"
 PHASES = ("start_card", "start_end", "start_rotation", "turn", "toy_slot", "toy_cell", "play",
@@ -510,17 +515,6 @@ class IfItFitsGame(Game):
             if b > a:
                 out[po + a:po + b] = rng.permutation(out[po + a:po + b])
         return out
-
-
-def _require(ok: bool, what: str) -> None:
-    if not ok:
-        raise StateDictError(f"inconsistent if_it_fits state: {what}")
-
-
-def _int(x: Any, lo: int, hi: int, what: str) -> int:
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
-        raise StateDictError(f"{what} must be an int in {lo}..{hi}, got {x!r}")
-    return int(x)
 
 
 def _bool(x: Any) -> bool:

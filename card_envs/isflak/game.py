@@ -7,11 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import requirer
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.isflak import render as _render
 from card_envs.isflak import rules as R
+
+_require = requirer("isflak")
+
 
 DIR_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -283,8 +287,3 @@ def _card(code: Any) -> int:
     if not isinstance(code, str) or code not in CARD_IDS:
         raise StateDictError(f"unknown card code {code!r} (e.g. 'AS', '10H', 'KD')")
     return CARD_IDS[code]
-
-
-def _require(ok: bool, what: str) -> None:
-    if not ok:
-        raise StateDictError(f"inconsistent isflak state: {what}")

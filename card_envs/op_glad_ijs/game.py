@@ -7,12 +7,16 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import int_in as _int_in
+from card_envs.core.checks import requirer
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.op_glad_ijs import deck as D
 from card_envs.op_glad_ijs import render as _render
 from card_envs.op_glad_ijs import rules as R
+
+_require = requirer("op_glad_ijs")
 
 
 def _bool(name: str):
@@ -320,14 +324,3 @@ class OpGladIJsGame(Game):
         mask = np.zeros(self.num_actions, np.int8)
         R.legal_mask(state, self.cfg, mask)
         return mask
-
-
-def _require(ok: Any, what: str) -> None:
-    if not ok:
-        raise StateDictError(f"inconsistent op_glad_ijs state: {what}")
-
-
-def _int_in(x: Any, lo: int, hi: int, what: str) -> int:
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
-        raise StateDictError(f"{what} must be an int in {lo}..{hi}, got {x!r}")
-    return int(x)

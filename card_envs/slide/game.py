@@ -7,11 +7,16 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import int_in as _int_in
+from card_envs.core.checks import requirer
 from card_envs.core.errors import StateDictError
 from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.slide import render as _render
 from card_envs.slide import rules as R
+
+_require = requirer("slide")
+
 
 SIDES = ("left", "right", "top", "bottom")
 
@@ -169,14 +174,3 @@ class SlideGame(Game):
             slots = np.flatnonzero(f[q * R.SLOTS:(q + 1) * R.SLOTS] == 0)
             out[R.REVEAL + q] = int(rng.choice(slots))
         return out
-
-
-def _require(ok: bool, what: str) -> None:
-    if not ok:
-        raise StateDictError(f"inconsistent slide state: {what}")
-
-
-def _int_in(x: Any, lo: int, hi: int, what: str) -> int:
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
-        raise StateDictError(f"{what} must be an int in {lo}..{hi}, got {x!r}")
-    return int(x)
