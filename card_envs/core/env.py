@@ -34,20 +34,34 @@ class ResetNeededError(CardEnvError, RuntimeError):
     """``step``/``observe``/``render`` was called before ``reset``."""
 
 
-class CardEnv(AECEnv):
-    """AEC environment for one game (set ``game_class`` in the subclass)."""
+def as_action(action: Any, num_actions: int) -> int:
+    """``action`` as a Python int in ``0..num_actions-1``; ``ValueError(reason)`` otherwise
+    (Python and numpy integers and 0-d/1-element integer arrays are accepted, bools are not)."""
+    t = type(action)
+    if t is int:
+        a = action
+    elif isinstance(action, np.integer):
+        a = int(action)
+    elif (isinstance(action, np.ndarray) and action.shape in ((), (1,))
+          and action.dtype.kind in _INT_KINDS):
+        a = int(action.reshape(()))
+    else:
+        raise ValueError(f"actions are integers in 0..{num_actions - 1}, got {t.__name__} "
+                         f"{action!r}")
+    if not 0 <= a < num_actions:
+        raise ValueError(f"action {a} is out of range 0..{num_actions - 1}")
+    return a
 
-    game_class: ClassVar[type[Game]]
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 **options: Any) -> None:
-        super().__init__()
-        self.game = game = self.game_class(**options)
+class CardEnvBase:
+    """What the AEC and the Parallel env share: the game, spaces, option checks, seeding,
+    rendering and state I/O."""
+
+    metadata: ClassVar[dict[str, Any]]
+    _state: np.ndarray | None
+
+    def _init_common(self, game: Game, render_mode: str | None, illegal_action: str) -> None:
+        self.game = game
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise OptionError(f"render_mode must be one of {self.metadata['render_modes']} "
                               f"or None, got {render_mode!r}")
@@ -70,26 +84,17 @@ class CardEnv(AECEnv):
         self._k_step, self._k_mask, self._k_obs = game.k_step, game.k_legal_mask, game.k_observe
         self._num_actions = A
         self._obs_size, self._obs_dtype = game.obs_size, game.obs_dtype
-        self._mask = np.zeros(A, np.int8)
-        self._mask_mv = memoryview(self._mask)  # Python-speed reads on the hot path
-        self._zero_mask = np.zeros(A, np.int8)
-        self._rew = np.zeros(n, np.float32)
-        self._state: np.ndarray | None = None
-        self._over = True
-        self._dirty_rewards = False
-        self._seed_u64: np.uint64 | None = None
+        self._state = None
 
-    # --- PettingZoo API --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game. ``seed`` fixes it; without a seed the RNG carried in the state
-        continues (fresh entropy on the very first reset). ``options`` is accepted for
-        PettingZoo compatibility; asking it to change a game option raises OptionError."""
+    def _new_state(self, seed: int | None, options: dict | None) -> np.ndarray:
+        """A new deal: from ``seed``, else continuing the RNG of the current state (fresh
+        entropy the very first time). ``options`` may not change game options."""
         if options:
             changed = {k: v for k, v in options.items()
                        if k in self.game.options and self.game.options[k] != v}
@@ -97,18 +102,85 @@ class CardEnv(AECEnv):
                 raise OptionError(f"game options are fixed when the env is created (e.g. "
                                   f"make({self.game.env_id!r}, num_players=3)); reset() got "
                                   f"options={changed!r}")
-        if seed is not None:
-            u = seed_to_u64(seed)
-        elif self._state is not None:
-            u = None
-        else:
-            u = np.uint64(np.random.default_rng().integers(0, 2**64, dtype=np.uint64))
         state = np.zeros(self.game.state_size, np.int32)
-        if u is None:
+        if seed is None and self._state is not None:
             state[K.RNG_LO:K.RNG_HI + 1] = self._state[K.RNG_LO:K.RNG_HI + 1]
         else:
+            u = seed_to_u64(seed) if seed is not None else \
+                np.uint64(np.random.default_rng().integers(0, 2**64, dtype=np.uint64))
             K.rng_seed(state, u)
         self.game.k_init(state, self._cfg)
+        return state
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without render_mode; "
+                                  "create the env with render_mode='ansi' or 'human'")
+            return None
+        if self._state is None:
+            raise ResetNeededError("reset() must be called before render()")
+        text = self.game.render(self._state, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """The engine state (a view; copy it before changing it)."""
+        if self._state is None:
+            raise ResetNeededError("reset() must be called first")
+        return self._state
+
+    def state_dict(self, observer: int | str | None = None) -> dict[str, Any]:
+        """The full state as a JSON-serializable dict, or only what ``observer`` (seat or agent
+        name) knows. Schema: the game's module docstring."""
+        return self.game.state_dict(self.state_array, self._seat_of(observer))
+
+    def _seat_of(self, who: int | str | None) -> int | None:
+        if who is None:
+            return None
+        if isinstance(who, str):
+            if who not in self._seats:
+                raise OptionError(f"unknown agent {who!r}; agents are {self.possible_agents}")
+            return self._seats[who]
+        if isinstance(who, (int, np.integer)) and 0 <= who < len(self.possible_agents):
+            return int(who)
+        raise OptionError(f"observer must be a seat 0..{len(self.possible_agents) - 1} or an "
+                          f"agent name, got {who!r}")
+
+
+class CardEnv(CardEnvBase, AECEnv):
+    """AEC environment for one game (set ``game_class`` in the subclass)."""
+
+    game_class: ClassVar[type[Game]]
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 **options: Any) -> None:
+        AECEnv.__init__(self)
+        self._init_common(self.game_class(**options), render_mode, illegal_action)
+        n, A = self.game.num_players, self.game.num_actions
+        self._mask = np.zeros(A, np.int8)
+        self._mask_mv = memoryview(self._mask)  # Python-speed reads on the hot path
+        self._zero_mask = np.zeros(A, np.int8)
+        self._rew = np.zeros(n, np.float32)
+        self._over = True
+        self._dirty_rewards = False
+
+    # --- PettingZoo API --------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` fixes it; without a seed the RNG carried in the state
+        continues (fresh entropy on the very first reset). ``options`` is accepted for
+        PettingZoo compatibility; asking it to change a game option raises OptionError."""
+        state = self._new_state(seed, options)
         self._set_state(state)
 
     def _set_state(self, state: np.ndarray) -> None:
@@ -137,20 +209,10 @@ class CardEnv(AECEnv):
 
     def _coerce(self, action: Any) -> int:
         """The action as a Python int in range, or IllegalActionError."""
-        t = type(action)
-        if t is int:
-            a = action
-        elif isinstance(action, np.integer):
-            a = int(action)
-        elif (isinstance(action, np.ndarray) and action.shape in ((), (1,))
-              and action.dtype.kind in _INT_KINDS):
-            a = int(action.reshape(()))
-        else:
-            raise self._illegal(action, f"actions are integers in 0..{self._num_actions - 1}, "
-                                        f"got {t.__name__} {action!r}")
-        if not 0 <= a < self._num_actions:
-            raise self._illegal(action, f"action {a} is out of range 0..{self._num_actions - 1}")
-        return a
+        try:
+            return as_action(action, self._num_actions)
+        except ValueError as e:
+            raise self._illegal(action, str(e)) from None
 
     def _illegal(self, action: Any, why: str) -> IllegalActionError:
         phase = self.game.phase_name(self._state)
@@ -235,35 +297,7 @@ class CardEnv(AECEnv):
         mask = self._mask.copy() if agent == self.agent_selection else self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode; "
-                                  "create the env with render_mode='ansi' or 'human'")
-            return None
-        if self._state is None:
-            raise ResetNeededError("reset() must be called before render()")
-        text = self.game.render(self._state, None)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
-
     # --- beyond PettingZoo: state I/O, cloning, determinization ----------------------------
-    @property
-    def state_array(self) -> np.ndarray:
-        """The engine state (a view; copy it before changing it)."""
-        if self._state is None:
-            raise ResetNeededError("reset() must be called first")
-        return self._state
-
-    def state_dict(self, observer: int | str | None = None) -> dict[str, Any]:
-        """The full state as a JSON-serializable dict, or only what ``observer`` (seat or agent
-        name) knows. Schema: the game's module docstring."""
-        return self.game.state_dict(self.state_array, self._seat_of(observer))
-
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore a state from :meth:`state_dict`. A bad dict raises
         :class:`~card_envs.core.errors.StateDictError` and the current state is kept."""
@@ -305,15 +339,3 @@ class CardEnv(AECEnv):
 
     def action_to_str(self, action: int) -> str:
         return self.game.action_to_str(self._coerce(action))
-
-    def _seat_of(self, who: int | str | None) -> int | None:
-        if who is None:
-            return None
-        if isinstance(who, str):
-            if who not in self._seats:
-                raise OptionError(f"unknown agent {who!r}; agents are {self.possible_agents}")
-            return self._seats[who]
-        if isinstance(who, (int, np.integer)) and 0 <= who < len(self.possible_agents):
-            return int(who)
-        raise OptionError(f"observer must be a seat 0..{len(self.possible_agents) - 1} or an "
-                          f"agent name, got {who!r}")

@@ -25,18 +25,15 @@ from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core import kernels as K
-from card_envs.core.env import ResetNeededError
-from card_envs.core.errors import IllegalActionError, OptionError
-from card_envs.core.game import Game, seed_to_u64
-
-_INT_KINDS = ("i", "u")
+from card_envs.core.env import CardEnvBase, ResetNeededError, as_action
+from card_envs.core.errors import IllegalActionError
+from card_envs.core.game import Game
 
 
-class ParallelCardEnv(ParallelEnv):
+class ParallelCardEnv(CardEnvBase, ParallelEnv):
     """Parallel (one step per window) environment for one configuration of ``game_class``."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -47,61 +44,17 @@ class ParallelCardEnv(ParallelEnv):
 
     def __init__(self, game_class: type[Game], render_mode: str | None = None,
                  illegal_action: str = "lose", **options: Any) -> None:
-        self.game = game = game_class(**options)
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise OptionError(f"render_mode must be one of {self.metadata['render_modes']} "
-                              f"or None, got {render_mode!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise OptionError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        self.metadata = {**self.metadata, "name": game.env_id}
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        n, A = game.num_players, game.num_actions
-        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._init_common(game_class(**options), render_mode, illegal_action)
         self.agents: list[str] = []
-        self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(game.obs_low, game.obs_high, (game.obs_size,),
-                                      game.obs_dtype),
-            "action_mask": spaces.Box(0, 1, (A,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
-        self._cfg = game.cfg
-        self._k_step, self._k_mask, self._k_obs = game.k_step, game.k_legal_mask, game.k_observe
-        self._A = A
-        self._rew = np.zeros(n, np.float32)
-        self._masks = np.zeros((n, A), np.int8)
-        self._state: np.ndarray | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        self._A = self._num_actions
+        self._rew = np.zeros(self.game.num_players, np.float32)
+        self._masks = np.zeros((self.game.num_players, self._A), np.int8)
 
     # --- PettingZoo API --------------------------------------------------------------------
     def reset(self, seed: int | None = None,
               options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
         """Deal a new game (same deal as the AEC env's ``reset(seed)``)."""
-        if options:
-            changed = {k: v for k, v in options.items()
-                       if k in self.game.options and self.game.options[k] != v}
-            if changed:
-                raise OptionError(f"game options are fixed when the env is created; reset() "
-                                  f"got options={changed!r}")
-        if seed is not None:
-            u = seed_to_u64(seed)
-        elif self._state is not None:
-            u = None
-        else:
-            u = np.uint64(np.random.default_rng().integers(0, 2**64, dtype=np.uint64))
-        state = np.zeros(self.game.state_size, np.int32)
-        if u is None:
-            state[K.RNG_LO:K.RNG_HI + 1] = self._state[K.RNG_LO:K.RNG_HI + 1]
-        else:
-            K.rng_seed(state, u)
-        self.game.k_init(state, self._cfg)
+        state = self._new_state(seed, options)
         self._state = state
         self.agents = self.possible_agents[:]
         self._window_masks()
@@ -124,20 +77,10 @@ class ParallelCardEnv(ParallelEnv):
         return out
 
     def _coerce(self, agent: str, action: Any) -> int:
-        t = type(action)
-        if t is int:
-            a = action
-        elif isinstance(action, np.integer):
-            a = int(action)
-        elif (isinstance(action, np.ndarray) and action.shape in ((), (1,))
-              and action.dtype.kind in _INT_KINDS):
-            a = int(action.reshape(()))
-        else:
-            raise self._illegal(agent, action, f"actions are integers in 0..{self._A - 1}, "
-                                               f"got {t.__name__} {action!r}")
-        if not 0 <= a < self._A:
-            raise self._illegal(agent, action, f"action {a} is out of range 0..{self._A - 1}")
-        return a
+        try:
+            return as_action(action, self._A)
+        except ValueError as e:
+            raise self._illegal(agent, action, str(e)) from None
 
     def _illegal(self, agent: str | None, action: Any, why: str) -> IllegalActionError:
         phase = self.game.phase_name(self._state)
@@ -214,21 +157,6 @@ class ParallelCardEnv(ParallelEnv):
         self.agents = []
         return obs, rewards, terms, truncs, infos
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode")
-            return None
-        if self._state is None:
-            raise ResetNeededError("reset() must be called before render()")
-        text = self.game.render(self._state, None)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
-
     def state(self) -> np.ndarray:
         """A copy of the engine state array (global view)."""
         if self._state is None:
@@ -236,17 +164,6 @@ class ParallelCardEnv(ParallelEnv):
         return self._state.copy()
 
     # --- state I/O (as the AEC env) --------------------------------------------------------
-    @property
-    def state_array(self) -> np.ndarray:
-        if self._state is None:
-            raise ResetNeededError("reset() must be called first")
-        return self._state
-
-    def state_dict(self, observer: int | None = None) -> dict[str, Any]:
-        if isinstance(observer, str):
-            observer = self._seats[observer]
-        return self.game.state_dict(self.state_array, observer)
-
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore a state saved at a window start (``current_player`` 0 or the end)."""
         state = self.game.load_state_dict(d)
