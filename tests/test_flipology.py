@@ -14,6 +14,15 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import card_envs
+from card_envs import OptionError
+from card_envs.core import kernels as K
+from card_envs.flipology import layout as L
+from card_envs.flipology.deck import default_deck
+from card_envs.flipology.game import adjacency
 from flipology_ref import (
     ENV_ID,
     KINDS,
@@ -32,15 +41,6 @@ from flipology_ref import (
     ref_mask,
     ref_points,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-import card_envs
-from card_envs import OptionError
-from card_envs.core import kernels as K
-from card_envs.flipology import layout as L
-from card_envs.flipology.deck import default_deck
-from card_envs.flipology.game import adjacency
 
 
 def hyp(n: int = 20) -> settings:
