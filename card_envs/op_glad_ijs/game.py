@@ -98,21 +98,51 @@ class OpGladIJsGame(Game):
         return np.concatenate(lo), np.concatenate(hi)
 
     # --- views -----------------------------------------------------------------------------
+    @staticmethod
+    def _slots(state: np.ndarray, head: int, length: int) -> list[int]:
+        """The card slots of the pile whose first slot is ``state[head]`` and which holds
+        ``state[length]`` cards, in link order; raises :class:`StateDictError` for broken
+        links."""
+        out = []
+        s = int(state[head])
+        for _ in range(max(0, min(int(state[length]), R.MAX_CARDS + 1))):
+            _require(0 <= s < R.MAX_CARDS, "broken pile links")
+            out.append(s)
+            s = int(state[R.NEXT + 2 * s])
+        _require(s == -1, "broken pile links")
+        return out
+
+    @staticmethod
+    def _types(state: np.ndarray, slots: list[int]) -> list[int]:
+        return [int(state[R.CARDS + 2 * s]) for s in slots]
+
     def middle(self, state: np.ndarray) -> list[int]:
-        return state[R.MID:R.MID + state[R.MLEN]].tolist()
+        return self._types(state, self._slots(state, R.MHEAD, R.MLEN))
+
+    def draw_slots(self, state: np.ndarray, seat: int) -> list[int]:
+        """Slots of seat's draw pile, bottom first."""
+        return self._slots(state, R.DTOP + seat, R.DLEN + seat)[::-1]
 
     def draw_pile(self, state: np.ndarray, seat: int) -> list[int]:
         """Seat's draw pile, bottom first."""
-        b = R.DRAW + seat * R.MAX_CARDS
-        return state[b:b + state[R.DLEN + seat]].tolist()
+        return self._types(state, self.draw_slots(state, seat))
 
     def won_pile(self, state: np.ndarray, seat: int) -> list[int]:
         """Seat's won pile, bottom first (top last)."""
-        b = R.WON + seat * R.MAX_CARDS
-        return state[b:b + state[R.WLEN + seat]].tolist()
+        return self._types(state, self._slots(state, R.WTOP + seat, R.WLEN + seat)[::-1])
 
     def out_cards(self, state: np.ndarray) -> list[int]:
-        return state[R.OUT:R.OUT + state[R.OLEN]].tolist()
+        return self._types(state, self._slots(state, R.OHEAD, R.OLEN))
+
+    @staticmethod
+    def _link(state: np.ndarray, types: list[int], slot: int) -> tuple[int, int]:
+        """Store ``types`` (in link order) in slots ``slot, slot + 1, ...`` linked in that
+        order; returns the first and last slot (-1, -1 if empty)."""
+        k = len(types)
+        for i, t in enumerate(types):
+            state[R.CARDS + 2 * (slot + i)] = t
+            state[R.NEXT + 2 * (slot + i)] = slot + i + 1 if i + 1 < k else -1
+        return (slot, slot + k - 1) if k else (-1, -1)
 
     def pending_hidden(self, state: np.ndarray, observer: int) -> list[int]:
         """Seats whose choice in the current window ``observer`` cannot see."""
@@ -175,21 +205,26 @@ class OpGladIJsGame(Game):
             if not isinstance(v, list) or len(v) != n:
                 raise StateDictError(f"{name} must have {n} entries")
         outs = self._codes(d["out"], "out")
-        for arr, off, ln in ((mid, R.MID, R.MLEN), (outs, R.OUT, R.OLEN)):
-            if len(arr) > R.MAX_CARDS:
-                raise StateDictError("too many cards")
-            state[off:off + len(arr)] = arr
+        dps = [self._codes(draws[q], "draw_piles")[::-1] for q in range(n)]  # bottom first
+        wps = [self._codes(wons[q], "won_piles") for q in range(n)]  # bottom first
+        if len(mid) + len(outs) + sum(map(len, dps)) + sum(map(len, wps)) > R.MAX_CARDS:
+            raise StateDictError("too many cards")
+        slot = 0
+        for arr, head, tail, ln in ((mid, R.MHEAD, R.MTAIL, R.MLEN),
+                                    (outs, R.OHEAD, R.OTAIL, R.OLEN)):
+            state[head], state[tail] = self._link(state, arr, slot)
             state[ln] = len(arr)
+            slot += len(arr)
+        for q in range(R.MAX_PLAYERS):
+            state[R.DTOP + q] = state[R.DBOT + q] = state[R.WTOP + q] = -1
         for q in range(n):
-            dp = self._codes(draws[q], "draw_piles")[::-1]
-            wp = self._codes(wons[q], "won_piles")
-            if len(dp) > R.MAX_CARDS or len(wp) > R.MAX_CARDS:
-                raise StateDictError("too many cards")
-            b = q * R.MAX_CARDS
-            state[R.DRAW + b:R.DRAW + b + len(dp)] = dp
+            dp, wp = dps[q], wps[q]
+            state[R.DTOP + q], state[R.DBOT + q] = self._link(state, dp[::-1], slot)
             state[R.DLEN + q] = len(dp)
-            state[R.WON + b:R.WON + b + len(wp)] = wp
+            slot += len(dp)
+            state[R.WTOP + q] = self._link(state, wp[::-1], slot)[0]
             state[R.WLEN + q] = len(wp)
+            slot += len(wp)
             state[R.KNOWN + q] = _int_in(d["known_bottom"][q], 0, len(dp), "known_bottom")
             ch, la = d["choices"][q], d["last_slaps"][q]
             state[R.CHOICE + q] = -1 if ch is None else \
@@ -244,13 +279,23 @@ class OpGladIJsGame(Game):
         for q in range(R.MAX_PLAYERS):
             lens += [int(state[R.DLEN + q]), int(state[R.WLEN + q])]
         _require(all(0 <= x <= R.MAX_CARDS for x in lens), "pile size out of range")
-        cards = self.middle(state) + self.out_cards(state)
+        mids = self._slots(state, R.MHEAD, R.MLEN)
+        outs = self._slots(state, R.OHEAD, R.OLEN)
+        _require(state[R.MTAIL] == (mids[-1] if mids else -1), "bad middle tail")
+        _require(state[R.OTAIL] == (outs[-1] if outs else -1), "bad out tail")
+        slots = mids + outs
         for q in range(n):
-            cards += self.draw_pile(state, q) + self.won_pile(state, q)
+            ds = self.draw_slots(state, q)
+            _require(state[R.DBOT + q] == (ds[0] if ds else -1), "bad draw pile bottom")
+            slots += ds + self._slots(state, R.WTOP + q, R.WLEN + q)
             _require(0 <= state[R.KNOWN + q] <= state[R.DLEN + q], "known_bottom > pile")
         for q in range(n, R.MAX_PLAYERS):
             _require(state[R.DLEN + q] == state[R.WLEN + q] == state[R.KNOWN + q] ==
                      state[R.GAIN + q] == 0, "unused seats must be empty")
+            _require(state[R.DTOP + q] == state[R.DBOT + q] == state[R.WTOP + q] == -1,
+                     "unused seats must be empty")
+        _require(sorted(slots) == list(range(len(slots))), "card slots must be used once")
+        cards = self._types(state, slots)
         _require(all(0 <= t < T for t in cards), "unknown card type")
         counts = np.bincount(np.asarray(cards, np.int64), minlength=T)
         _require(np.array_equal(counts, self.counts), "cards not conserved (per type)")
@@ -303,18 +348,13 @@ class OpGladIJsGame(Game):
         seats' unresolved choices of this window among the legal actions."""
         out = state.copy()
         n = self.num_players
-        spans = []
-        pool = []
+        unknown = []  # slots of the unknown cards, per pile from the public bottom part up
         for q in range(n):
-            b = R.DRAW + q * R.MAX_CARDS
-            lo, hi = b + int(out[R.KNOWN + q]), b + int(out[R.DLEN + q])
-            spans.append((lo, hi))
-            pool.extend(out[lo:hi].tolist())
+            unknown += self.draw_slots(out, q)[int(out[R.KNOWN + q]):]
+        pool = self._types(out, unknown)
         pool = rng.permutation(np.asarray(pool, np.int32)) if pool else pool
-        k = 0
-        for lo, hi in spans:
-            out[lo:hi] = pool[k:k + hi - lo]
-            k += hi - lo
+        for s, t in zip(unknown, pool):
+            out[R.CARDS + 2 * s] = t
         legal = np.flatnonzero(self._mask(out))
         for q in self.pending_hidden(out, observer):
             out[R.CHOICE + q] = int(rng.choice(legal))

@@ -28,13 +28,21 @@ State layout (int32 offsets; sized for 6 seats, 120 cards, 48 types; hot fields 
 | NA          | 52     | 6    | normal cards in the middle showing animal a                 |
 | NH          | 58     | 6    | normal cards in the middle showing habitat h                |
 | PLEN        | 64     | 1    | number of types present in the middle                       |
-| PLIST       | 65     | 48   | the types present in the middle, ascending                  |
-| MCOUNT      | 113    | 48   | middle count per type                                       |
-| KCOUNT      | 161    | 48   | per type: public cards at the bottoms of all draw piles     |
-| MID         | 209    | 120  | middle cards in the order they were turned                  |
-| DRAW        | 329    | 720  | draw pile per seat (x120), index 0 = bottom                 |
-| WON         | 1049   | 720  | won pile per seat (x120), index 0 = bottom                  |
-| OUT         | 1769   | 120  | cards out of the game (the middle at the end)               |
+| DTOP        | 65     | 6    | slot of each draw pile's top card (-1 = empty pile)         |
+| DBOT        | 71     | 6    | slot of each draw pile's bottom card (-1 = empty pile)      |
+| WTOP        | 77     | 6    | slot of each won pile's top card (-1 = empty pile)          |
+| MHEAD/MTAIL | 83     | 2    | slots of the earliest / latest middle card (-1 = empty)     |
+| OHEAD/OTAIL | 85     | 2    | slots of the first / last card out of the game (-1 = none)  |
+| PLIST       | 87     | 48   | the types present in the middle, ascending                  |
+| MCOUNT      | 135    | 48   | middle count per type                                       |
+| KCOUNT      | 183    | 48   | per type: public cards at the bottoms of all draw piles     |
+| CARDS       | 231    | 240  | per card slot (x120): type, next slot (-1 = end of its pile) |
+
+Every card is in exactly one pile, so the piles are singly linked lists over ``MAX_CARDS``
+card slots (``CARDS + 2 * slot`` = its type, ``CARDS + 2 * slot + 1`` = the next slot):
+a draw pile links top to bottom (turn = pop the top, fault = append at the bottom), a won
+pile top to bottom (a stack), the middle and the out pile earliest to latest. ``init``
+deals the shuffled deck's ``k``-th card into slot ``k``. 471 int32 (1,884 bytes) in all.
 """
 
 from __future__ import annotations
@@ -84,7 +92,7 @@ CA = CT_HM + MAX_TYPES
 CB = CA + MAX_ACTIONS
 CFG_SIZE = CB + MAX_ACTIONS
 
-# state (hot fields first: a step touches only the first ~230 entries)
+# state (hot fields first)
 CHOICE = HEADER
 LAST = CHOICE + MAX_PLAYERS
 TURNED_BY = LAST + MAX_PLAYERS
@@ -102,14 +110,19 @@ NRIGHT = OLEN + 1
 NA = NRIGHT + 1
 NH = NA + 6
 PLEN = NH + 6
-PLIST = PLEN + 1
+DTOP = PLEN + 1
+DBOT = DTOP + MAX_PLAYERS
+WTOP = DBOT + MAX_PLAYERS
+MHEAD = WTOP + MAX_PLAYERS
+MTAIL = MHEAD + 1
+OHEAD = MTAIL + 1
+OTAIL = OHEAD + 1
+PLIST = OTAIL + 1
 MCOUNT = PLIST + MAX_TYPES
 KCOUNT = MCOUNT + MAX_TYPES
-MID = KCOUNT + MAX_TYPES
-DRAW = MID + MAX_CARDS
-WON = DRAW + MAX_PLAYERS * MAX_CARDS
-OUT = WON + MAX_PLAYERS * MAX_CARDS
-STATE_SIZE = OUT + MAX_CARDS
+CARDS = KCOUNT + MAX_TYPES  # per slot: type, next
+NEXT = CARDS + 1  # state[NEXT + 2 * slot]
+STATE_SIZE = CARDS + 2 * MAX_CARDS
 
 # judgement classes
 J_PASS, J_RIGHT, J_ANIMALS, J_HABITATS, J_PAIR, J_FAULT = 0, 1, 2, 3, 4, 5
@@ -165,39 +178,60 @@ def _count_add(state, cfg, t, d):
 
 @njit(cache=True)
 def _mid_take(state, cfg, t):
-    """Remove the earliest-turned middle card of type ``t``; return its position."""
-    m = state[MLEN]
-    pos = -1
-    for i in range(m):
-        if state[MID + i] == t:
-            pos = i
-            break
-    for i in range(pos, m - 1):
-        state[MID + i] = state[MID + i + 1]
-    state[MLEN] = m - 1
+    """Remove the earliest-turned middle card of type ``t``; return its position and slot."""
+    prev = -1
+    s = state[MHEAD]
+    pos = 0
+    while state[CARDS + 2 * s] != t:
+        prev = s
+        s = state[NEXT + 2 * s]
+        pos += 1
+    nx = state[NEXT + 2 * s]
+    if prev < 0:
+        state[MHEAD] = nx
+    else:
+        state[NEXT + 2 * prev] = nx
+    if nx < 0:
+        state[MTAIL] = prev
+    state[MLEN] -= 1
     _count_add(state, cfg, t, -1)
-    return pos
+    return pos, s
 
 
 @njit(cache=True, inline="always")
-def _won_push(state, seat, t):
-    w = state[WLEN + seat]
-    state[WON + seat * MAX_CARDS + w] = t
-    state[WLEN + seat] = w + 1
+def _won_push(state, seat, s):
+    """Put the card in slot ``s`` on top of ``seat``'s won pile."""
+    state[NEXT + 2 * s] = state[WTOP + seat]
+    state[WTOP + seat] = s
+    state[WLEN + seat] += 1
+
+
+@njit(cache=True, inline="always")
+def _mid_append(state, s):
+    state[NEXT + 2 * s] = -1
+    m = state[MLEN]
+    if m == 0:
+        state[MHEAD] = s
+    else:
+        state[NEXT + 2 * state[MTAIL]] = s
+    state[MTAIL] = s
+    state[MLEN] = m + 1
 
 
 @njit(cache=True)
 def _turn(state, cfg, seat):
     """``seat`` turns the top card of its draw pile into the middle; a new reaction phase."""
     d = state[DLEN + seat] - 1
-    t = state[DRAW + seat * MAX_CARDS + d]
+    s = state[DTOP + seat]
+    t = state[CARDS + 2 * s]
+    state[DTOP + seat] = state[NEXT + 2 * s]
+    if d == 0:
+        state[DBOT + seat] = -1
     state[DLEN + seat] = d
     if state[KNOWN + seat] > d:  # the turned card was a public bottom card
         state[KNOWN + seat] = d
         state[KCOUNT + t] -= 1
-    m = state[MLEN]
-    state[MID + m] = t
-    state[MLEN] = m + 1
+    _mid_append(state, s)
     _count_add(state, cfg, t, 1)
     state[TURNED] += 1
     state[LAST_TURNED] = t
@@ -307,19 +341,28 @@ def init(state: np.ndarray, cfg: np.ndarray) -> None:
     start = cfg[C_START]
     if start < 0:
         start = rng_int(state, n)
+    for p in range(MAX_PLAYERS):
+        state[CHOICE + p] = -1
+        state[LAST + p] = -1
+        state[DTOP + p] = -1
+        state[DBOT + p] = -1
+        state[WTOP + p] = -1
+    for f in (MHEAD, MTAIL, OHEAD, OTAIL):
+        state[f] = -1
     base = N // n
     extra = N % n
     k = 0
     for i in range(n):
         seat = (start + i) % n
         m = base + (1 if i < extra else 0)
-        for j in range(m):
-            state[DRAW + seat * MAX_CARDS + j] = deck[k]
+        for j in range(m):  # slot k; linked top (last dealt) to bottom (first dealt)
+            state[CARDS + 2 * k] = deck[k]
+            state[NEXT + 2 * k] = k - 1 if j > 0 else -1
             k += 1
+        if m > 0:
+            state[DTOP + seat] = k - 1
+            state[DBOT + seat] = k - m
         state[DLEN + seat] = m
-    for p in range(MAX_PLAYERS):
-        state[CHOICE + p] = -1
-        state[LAST + p] = -1
     state[PHASE] = P_REACT
     state[DONE] = 0
     state[STEPS] = 0
@@ -348,11 +391,14 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
 
 @njit(cache=True)
 def _take_all(state, cfg, seat):
-    m = state[MLEN]
-    for i in range(m):
-        t = state[MID + i]
-        _won_push(state, seat, t)
-        _count_add(state, cfg, t, -1)
+    s = state[MHEAD]
+    while s >= 0:
+        nx = state[NEXT + 2 * s]
+        _won_push(state, seat, s)
+        _count_add(state, cfg, state[CARDS + 2 * s], -1)
+        s = nx
+    state[MHEAD] = -1
+    state[MTAIL] = -1
     state[MLEN] = 0
 
 
@@ -410,12 +456,12 @@ def _resolve(state, cfg):
                 if same:
                     partner = _nth_bit(same, rng_int(state, _popcount(same)))
                     rem &= ~(1 << partner)
-            p1 = _mid_take(state, cfg, t)
-            p2 = _mid_take(state, cfg, u)
+            p1, s1 = _mid_take(state, cfg, t)
+            p2, s2 = _mid_take(state, cfg, u)
             if t == u or p2 >= p1:  # p2 was measured after removing p1
-                x, y = t, u  # x turned earlier
+                x, y = s1, s2  # x turned earlier
             else:
-                x, y = u, t
+                x, y = s2, s1
             if partner < 0:
                 _won_push(state, s, x)
                 _won_push(state, s, y)
@@ -443,17 +489,20 @@ def _resolve(state, cfg):
     for q in range(n):
         if faults >> q & 1:
             w = state[WLEN + q]
-            if w > 0:
-                c = state[WON + q * MAX_CARDS + w - 1]
+            if w > 0:  # the won pile's top card slides under the draw pile
+                s = state[WTOP + q]
+                state[WTOP + q] = state[NEXT + 2 * s]
                 state[WLEN + q] = w - 1
-                b = DRAW + q * MAX_CARDS
+                state[NEXT + 2 * s] = -1
                 d = state[DLEN + q]
-                for i in range(d, 0, -1):
-                    state[b + i] = state[b + i - 1]
-                state[b] = c
+                if d == 0:
+                    state[DTOP + q] = s
+                else:
+                    state[NEXT + 2 * state[DBOT + q]] = s
+                state[DBOT + q] = s
                 state[DLEN + q] = d + 1
                 state[KNOWN + q] += 1
-                state[KCOUNT + c] += 1
+                state[KCOUNT + state[CARDS + 2 * s]] += 1
     for q in range(n):
         state[LAST + q] = state[CHOICE + q]
         state[CHOICE + q] = -1
@@ -510,12 +559,19 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
         _turn(state, cfg, s)
         return status
     m = state[MLEN]  # the end: cards left in the middle are out of the game
-    o = state[OLEN]
-    for i in range(m):
-        t = state[MID + i]
-        state[OUT + o + i] = t
-        _count_add(state, cfg, t, -1)
-    state[OLEN] = o + m
+    s = state[MHEAD]
+    while s >= 0:
+        _count_add(state, cfg, state[CARDS + 2 * s], -1)
+        s = state[NEXT + 2 * s]
+    if m > 0:
+        if state[OLEN] == 0:
+            state[OHEAD] = state[MHEAD]
+        else:
+            state[NEXT + 2 * state[OTAIL]] = state[MHEAD]
+        state[OTAIL] = state[MTAIL]
+    state[OLEN] += m
+    state[MHEAD] = -1
+    state[MTAIL] = -1
     state[MLEN] = 0
     state[CUR] = -1
     state[PHASE] = P_END
@@ -559,7 +615,7 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         kn = state[KNOWN + q]
         obs[k] = dl
         obs[k + 1] = w
-        obs[k + 2] = state[WON + q * MAX_CARDS + w - 1] if w > 0 else -1
+        obs[k + 2] = state[CARDS + 2 * state[WTOP + q]] if w > 0 else -1
         obs[k + 3] = kn
         la = state[LAST + q]
         obs[k + 4] = cfg[CA + la] if la > 0 else -1
