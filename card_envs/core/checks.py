@@ -17,6 +17,13 @@ def int_in(x: Any, lo: int, hi: int, what: str) -> int:
     return int(x)
 
 
+def as_bool(x: Any, what: str) -> bool:
+    """``x`` if it is a bool, else StateDictError."""
+    if not isinstance(x, bool):
+        raise StateDictError(f"{what} must be a bool, got {x!r}")
+    return x
+
+
 def requirer(game: str) -> Callable[[Any, str], None]:
     """A ``require(ok, what)`` that raises StateDictError naming ``game`` when ``ok`` fails."""
     def require(ok: Any, what: str) -> None:

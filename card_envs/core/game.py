@@ -59,6 +59,15 @@ def seed_to_u64(seed: int) -> np.uint64:
     return np.uint64(z ^ (z >> 31))
 
 
+def bool_option(env_id: str, name: str) -> Callable[[Any, Mapping[str, Any]], bool]:
+    """An ``Option`` checker accepting only bools (numpy bools too)."""
+    def check(v: Any, _: Mapping[str, Any]) -> bool:
+        if not isinstance(v, (bool, np.bool_)):
+            raise OptionError(f"{env_id}: {name} must be a bool, got {v!r}")
+        return bool(v)
+    return check
+
+
 class Game:
     """Specification of one game configuration: validated options, sizes, kernels and the
     Python-side codecs (state dict, action names, rendering, determinization).

@@ -85,6 +85,15 @@ def shuffle_prefix(state: np.ndarray, a: np.ndarray, k: int) -> None:
         a[j] = t
 
 
+@njit(cache=True, inline="always")
+def rel_seat(q: int, seat: int, n: int) -> int:
+    """Seat ``q`` as seen from ``seat`` (0 = itself, 1 = its left neighbour...); -1 stays -1."""
+    if q < 0:
+        return -1
+    d = q - seat
+    return d + n if d < 0 else d
+
+
 @njit(cache=True)
 def winners_by_keys(key1: np.ndarray, key2: np.ndarray, n: int, out: np.ndarray) -> None:
     """Mark the winners among seats ``0..n-1``: highest ``key1``, ties broken by highest

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.errors import OptionError
-from card_envs.core.game import Game, Option
+from card_envs.core.game import Game, Option, bool_option
 from card_envs.flipology import layout as L
 from card_envs.flipology import render as _render
 from card_envs.flipology import rules as R
@@ -28,14 +28,6 @@ def _variant(v: Any, opts: Mapping[str, Any]) -> str:
         raise OptionError(f"flipology_v0: the Great Tree is for 2-4 players (num_players), "
                           f"got {opts['num_players']}")
     return str(v)
-
-
-def _flag(name: str):
-    def check(v: Any, _: Mapping[str, Any]) -> bool:
-        if not isinstance(v, (bool, np.bool_)):
-            raise OptionError(f"flipology_v0: {name} must be a bool, got {v!r}")
-        return bool(v)
-    return check
 
 
 def _max_games(v: Any, _: Mapping[str, Any]) -> int:
@@ -101,9 +93,10 @@ class FlipologyGame(Game):
     obs_dtype = np.int16
     extra_options = {
         "variant": Option("nature", "'nature' (2-8 players) or 'great_tree' (2-4)", _variant),
-        "moon": Option(False, "play with the Moon card", _flag("moon")),
-        "wolves": Option(True, "play with the Wolves cards", _flag("wolves")),
-        "series": Option(False, "several games: play to 100 points", _flag("series")),
+        "moon": Option(False, "play with the Moon card", bool_option("flipology_v0", "moon")),
+        "wolves": Option(True, "play with the Wolves cards", bool_option("flipology_v0", "wolves")),
+        "series": Option(False, "several games: play to 100 points",
+                         bool_option("flipology_v0", "series")),
         "max_games": Option(20, "series: end after this many games at the latest", _max_games),
         "deck": Option(None, "None (data/deck.json) or a deck mapping of the same schema",
                        _deck),

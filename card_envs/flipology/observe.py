@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from card_envs.core.kernels import C_PLAYERS, CUR, PHASE
+from card_envs.core.kernels import C_PLAYERS, CUR, PHASE, rel_seat
 from card_envs.flipology.effects import rel_action
 from card_envs.flipology.layout import (
     BONUS,
@@ -138,11 +138,8 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     obs[k] = ph
     obs[k + 1] = state[ROUND]
     obs[k + 2] = state[TURN]
-    d = state[START] - seat
-    obs[k + 3] = d + n if d < 0 else d
-    cur = state[CUR]
-    d = cur - seat
-    obs[k + 4] = -1 if cur < 0 else (d + n if d < 0 else d)
+    obs[k + 3] = rel_seat(state[START], seat, n)
+    obs[k + 4] = rel_seat(state[CUR], seat, n)
     obs[k + 5] = state[GAME]
     obs[k + 6] = state[LEVELS]
     obs[k + 7] = state[DECKN]

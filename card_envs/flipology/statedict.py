@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from card_envs.core.checks import as_bool, requirer
 from card_envs.core.checks import int_in as _int
-from card_envs.core.checks import requirer
 from card_envs.core.errors import StateDictError
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.flipology import layout as L
@@ -18,12 +18,6 @@ if TYPE_CHECKING:
 
 
 _req = requirer("flipology")
-
-
-def _bool(x: Any, what: str) -> bool:
-    if not isinstance(x, bool):
-        raise StateDictError(f"{what} must be a bool, got {x!r}")
-    return x
 
 
 def _list(x: Any, k: int | None, what: str) -> list:
@@ -136,7 +130,7 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
                 x = rr[c]
                 state[L.POS + p] = -1 if x == "empty" else nc if x == "null" else \
                     _int(x, 0, nc - 1, "card id")
-                state[L.FACE + p] = _bool(ff[c], "face_up entry")
+                state[L.FACE + p] = as_bool(ff[c], "face_up entry")
     hands = _list(d["hands"], n, "hands")
     for s in range(n):
         h = _list(hands[s], g.handn, "hand")
@@ -175,7 +169,7 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
     state[L.NULLS] = _int(d["nulls_placed"], 0, L.MAXPOS * 1000, "nulls_placed")
     state[L.CHAIN] = _int(d["chain"], 0, L.CHAIN_LIMIT, "chain")
     for s, x in enumerate(_list(d["regrow_used"], n, "regrow_used")):
-        state[L.REGROW + s] = _bool(x, "regrow_used entry")
+        state[L.REGROW + s] = as_bool(x, "regrow_used entry")
     for s, x in enumerate(_list(d["totals"], n, "totals")):
         state[L.TOTAL + s] = _int(x, -10**6, 10**6, "total")
     for s, x in enumerate(_list(d["hermit_bonus"], n, "hermit_bonus")):
@@ -191,7 +185,7 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
         if not isinstance(ef, Mapping) or ef.get("kind") not in L.KIND_NAMES:
             raise StateDictError(f"effect must be null or a mapping with a kind, got {ef!r}")
         state[L.EF_KIND] = L.KIND_NAMES.index(ef["kind"])
-        state[L.EF_COPY] = _bool(ef["copy"], "effect copy")
+        state[L.EF_COPY] = as_bool(ef["copy"], "effect copy")
         state[L.EF_SRC] = _pos_from(g, ef["source"], "effect source")
         state[L.EF_STEP] = _int(ef["step"], 0, max(n, 3), "effect step")
         state[L.EF_A] = _pos_from(g, ef["a"], "effect a")

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import as_bool, requirer
 from card_envs.core.checks import int_in as _int
-from card_envs.core.checks import requirer
 from card_envs.core.errors import OptionError, StateDictError
-from card_envs.core.game import Game, Option
+from card_envs.core.game import Game, Option, bool_option
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.if_it_fits import board as Bd
 from card_envs.if_it_fits import deck as D
@@ -43,12 +43,6 @@ def _table(v: Any, _: Mapping[str, Any]) -> tuple[int, int]:
     return int(v[0]), int(v[1])
 
 
-def _advanced(v: Any, _: Mapping[str, Any]) -> bool:
-    if not isinstance(v, (bool, np.bool_)):
-        raise OptionError(f"if_it_fits_v0: advanced must be a bool, got {v!r}")
-    return bool(v)
-
-
 def _deck(v: Any, opts: Mapping[str, Any]) -> dict[str, Any] | None:
     if v is None:
         return None
@@ -69,7 +63,7 @@ class IfItFitsGame(Game):
     extra_options = {
         "table": Option((11, 11), "(rows, cols) of the table grid, rows 3-21, cols 5-21",
                         _table),
-        "advanced": Option(False, "advanced rules", _advanced),
+        "advanced": Option(False, "advanced rules", bool_option("if_it_fits_v0", "advanced")),
         "deck": Option(None, "None (default deck) or a deck dict / JSON path "
                              "(schema: card_envs/if_it_fits/deck.py)", _deck),
     }
@@ -333,7 +327,7 @@ class IfItFitsGame(Game):
         for k, name in enumerate(disc):
             state[self.lay["disc"] + k] = self.card_id(name)
         state[Bd.S_DISCN] = len(disc)
-        state[Bd.S_ENDTRIG] = int(_bool(d["end_triggered"]))
+        state[Bd.S_ENDTRIG] = int(as_bool(d["end_triggered"], "end_triggered"))
         state[Bd.S_FIRST] = _int(d["first_player"], 0, n - 1, "first_player")
         state[Bd.S_STARTN] = _int(d["start_cards_laid"], 0, n, "start_cards_laid")
         used = 0
@@ -358,7 +352,7 @@ class IfItFitsGame(Game):
 
         state[Bd.S_SELCELL] = cell(d["selected_cell"])
         state[Bd.S_PLAYED] = cell(d["played_cell"])
-        state[Bd.S_RELAX] = int(_bool(d["relaxed"]))
+        state[Bd.S_RELAX] = int(as_bool(d["relaxed"], "relaxed"))
         toy = d["drawn_toy"]
         state[Bd.S_TOY] = -1 if toy is None else self.card_id(toy)
         Bd.rebuild(state, self.cfg)
@@ -515,12 +509,6 @@ class IfItFitsGame(Game):
             if b > a:
                 out[po + a:po + b] = rng.permutation(out[po + a:po + b])
         return out
-
-
-def _bool(x: Any) -> bool:
-    if not isinstance(x, bool):
-        raise StateDictError(f"expected a bool, got {x!r}")
-    return x
 
 
 def boxes(game: IfItFitsGame, state: np.ndarray) -> list[dict[str, Any]]:

@@ -51,6 +51,7 @@ from card_envs.core.kernels import (
     ST_DONE,
     ST_REWARD,
     STEPS,
+    rel_seat,
     rng_int,
     shuffle_prefix,
     terminal_rewards,
@@ -333,9 +334,7 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         x = state[CELL + c]
         obs[c] = (x >> PTS_SHIFT) - 1
         o = (x >> OWN_SHIFT) & OWN_MASK  # owner seat + 1 -> 1 + relative seat; 0 stays 0
-        d = o - 1 - seat
-        d = d + n if d < 0 else d
-        obs[CELLS + c] = d + 1 if o else 0
+        obs[CELLS + c] = rel_seat(o - 1, seat, n) + 1 if o else 0
     j = 2 * CELLS
     q = seat
     for _ in range(n):
@@ -348,7 +347,5 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         j += 3
         q = q + 1 if q + 1 < n else 0
     obs[j] = state[PHASE]
-    cur = state[CUR]
-    d = cur - seat
-    obs[j + 1] = -1 if cur < 0 else (d + n if d < 0 else d)
+    obs[j + 1] = rel_seat(state[CUR], seat, n)
     obs[j + 2] = state[PLACED]

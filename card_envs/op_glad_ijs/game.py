@@ -10,21 +10,13 @@ import numpy as np
 from card_envs.core.checks import int_in as _int_in
 from card_envs.core.checks import requirer
 from card_envs.core.errors import OptionError, StateDictError
-from card_envs.core.game import Game, Option
+from card_envs.core.game import Game, Option, bool_option
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.op_glad_ijs import deck as D
 from card_envs.op_glad_ijs import render as _render
 from card_envs.op_glad_ijs import rules as R
 
 _require = requirer("op_glad_ijs")
-
-
-def _bool(name: str):
-    def check(v: Any, _: Mapping[str, Any]) -> bool:
-        if not isinstance(v, (bool, np.bool_)):
-            raise OptionError(f"op_glad_ijs_v0: {name} must be a bool, got {v!r}")
-        return bool(v)
-    return check
 
 
 def _max_turned(v: Any, _: Mapping[str, Any]) -> int:
@@ -44,9 +36,11 @@ class OpGladIJsGame(Game):
     obs_dtype = np.int8
     extra_options = {
         "advanced": Option(False, "all 108 cards: adds the 2-animals and 2-habitats cards",
-                           _bool("advanced")),
-        "two_animals": Option(False, "add the six 2-animals cards", _bool("two_animals")),
-        "two_habitats": Option(False, "add the six 2-habitats cards", _bool("two_habitats")),
+                           bool_option("op_glad_ijs_v0", "advanced")),
+        "two_animals": Option(False, "add the six 2-animals cards",
+                              bool_option("op_glad_ijs_v0", "two_animals")),
+        "two_habitats": Option(False, "add the six 2-habitats cards",
+                               bool_option("op_glad_ijs_v0", "two_habitats")),
         "max_turned": Option(R.MAX_TURNED, "cut-off: the game is truncated after the reaction "
                              "phase of this many turned cards (1..1000000)", _max_turned),
         "deck": Option(None, "None (data/deck.json) or a list of {code, count, set} entries",

@@ -64,6 +64,7 @@ from card_envs.core.kernels import (
     ST_REWARD,
     ST_TRUNC,
     STEPS,
+    rel_seat,
     rng_int,
     shuffle_prefix,
     terminal_rewards,
@@ -596,10 +597,8 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         obs[t] = state[MCOUNT + t]
     obs[T] = state[LAST_TURNED]
     obs[T + 1] = state[WINDOW]
-    d = state[TURNED_BY] - seat
-    obs[T + 2] = d + n if d < 0 else d
-    d = state[TURNER] - seat
-    obs[T + 3] = d + n if d < 0 else d
+    obs[T + 2] = rel_seat(state[TURNED_BY], seat, n)
+    obs[T + 3] = rel_seat(state[TURNER], seat, n)
     a = state[CHOICE + seat]
     obs[T + 4] = 1 if a >= 0 else 0
     obs[T + 5] = cfg[CA + a] if a > 0 else -1

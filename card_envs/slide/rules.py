@@ -33,6 +33,7 @@ from card_envs.core.kernels import (
     ST_DONE,
     ST_REWARD,
     STEPS,
+    rel_seat,
     rng_int,
     shuffle_prefix,
     terminal_rewards,
@@ -274,9 +275,6 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     t = uns + NUM_VALUES
     obs[t] = state[PHASE]
     obs[t + 1] = state[ROUND]
-    d = state[FIRST] - seat
-    obs[t + 2] = d + n if d < 0 else d
-    cur = state[CUR]
-    d = cur - seat
-    obs[t + 3] = -1 if cur < 0 else (d + n if d < 0 else d)
+    obs[t + 2] = rel_seat(state[FIRST], seat, n)
+    obs[t + 3] = rel_seat(state[CUR], seat, n)
     obs[t + 4] = state[REVEAL + seat] if state[PHASE] == P_REVEAL else -1
