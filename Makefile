@@ -10,7 +10,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.core: pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e .
+	$(PIP) install -q -e ".[plot]"
 	@touch $@
 
 $(VENV)/.dev: pyproject.toml | $(BIN)/python

@@ -21,6 +21,10 @@ class Agent:
     """
 
     name: ClassVar[str] = "agent"
+    #: True for agents that search the game's rules (MCTS...). The arena then calls
+    #: :meth:`act_state` with the true state; such an agent must read it only through
+    #: ``Engine.resample(state, seat, rng)``, which keeps exactly what its seat knows.
+    needs_state: ClassVar[bool] = False
 
     def __init__(self, env_id: str, seed: int | None = None, **options: Any) -> None:
         self.env_id = env_id
@@ -38,6 +42,20 @@ class Agent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The action to play (a legal one: ``action_mask[action] == 1``)."""
         raise NotImplementedError
+
+    def act_state(self, state: np.ndarray, observation: np.ndarray,
+                  action_mask: np.ndarray) -> int:
+        """The action for the seat to act in ``state`` (the engine's int32 state array, not to
+        be modified). Agents without ``needs_state`` ignore the state and call :meth:`act`."""
+        return self.act(observation, action_mask)
+
+    def act_env(self, env: Any) -> int:
+        """The action for ``env.agent_selection`` of a card-envs AEC env (convenience for
+        PettingZoo loops: ``env.step(agent.act_env(env))``)."""
+        obs = env.observe(env.agent_selection)
+        if self.needs_state:
+            return self.act_state(env.state_array, obs["observation"], obs["action_mask"])
+        return self.act(obs["observation"], obs["action_mask"])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.env_id!r}, seed={self.seed!r})"

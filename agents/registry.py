@@ -1,7 +1,16 @@
-"""Agent names -> classes. A new game's heuristic is one line in ``HEURISTICS``."""
+"""Agent names -> classes, and agent *specs* (``"mcts:ms=50,c=1.0"``) -> agents.
+
+A spec is ``name`` or ``name:key=value,key=value``; values are Python literals (``50``, ``0.7``,
+``True``, ``'text'``) or else plain strings. The arena passes specs (not objects) to its worker
+processes, so every agent that can be written as a spec can be evaluated in parallel.
+
+A new game's heuristic is one line in ``HEURISTICS``; its search agent needs no line unless it
+customizes the generic one (``SEARCH``).
+"""
 
 from __future__ import annotations
 
+import ast
 import importlib
 from typing import Any
 
@@ -21,6 +30,13 @@ HEURISTICS: dict[str, str] = {
     "if_it_fits_v0": "agents.if_it_fits:IfItFitsHeuristicAgent",
 }
 
+# env id -> a game-specific search agent; games not listed use the generic one
+SEARCH_DEFAULT = "agents.search:SearchAgent"
+SEARCH: dict[str, str] = {
+    "op_glad_ijs_v0": "agents.op_glad_ijs:OpGladIJsSearchAgent",
+}
+SEARCH_NAMES = ("mcts", "ismcts", "search")
+
 
 def _load(path: str) -> type[Agent]:
     module, name = path.split(":")
@@ -29,7 +45,7 @@ def _load(path: str) -> type[Agent]:
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names ``make_agent`` accepts for ``env_id``."""
-    return [*GENERIC, *(["heuristic"] if env_id in HEURISTICS else [])]
+    return [*GENERIC, *(["heuristic"] if env_id in HEURISTICS else []), *SEARCH_NAMES]
 
 
 def agent_class(name: str, env_id: str) -> type[Agent]:
@@ -43,14 +59,44 @@ def agent_class(name: str, env_id: str) -> type[Agent]:
                              f"{sorted(HEURISTICS)}; agents for {env_id!r}: "
                              f"{agent_names(env_id)}")
         return _load(HEURISTICS[env_id])
+    if key in SEARCH_NAMES:
+        return _load(SEARCH.get(env_id, SEARCH_DEFAULT))
     raise ValueError(f"unknown agent {name!r} for {env_id!r}; available: "
                      f"{agent_names(env_id)}")
 
 
-def make_agent(name: str, env_id: str, seed: int | None = None, **game_options: Any) -> Agent:
-    """Build agent ``name`` ("random", "heuristic") for ``env_id`` with the game's options."""
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts:ms=50,c=0.7"`` -> ``("mcts", {"ms": 50, "c": 0.7})``; ``ValueError`` if a
+    parameter is not ``key=value``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"agent spec {spec!r}: parameters are key=value, got {part!r}")
+        params[key.strip()] = _literal(value.strip())
+    return name.strip().lower(), params
+
+
+def make_agent(spec: str, env_id: str, seed: int | None = None, **game_options: Any) -> Agent:
+    """Build the agent of ``spec`` (``"random"``, ``"heuristic"``, ``"mcts:ms=50"``...) for
+    ``env_id`` with the game's options. Spec parameters go to the agent's constructor;
+    an unknown parameter is a ``TypeError`` from that constructor."""
     from card_envs.registry import ENV_IDS
 
     if env_id not in ENV_IDS:
         raise ValueError(f"unknown env id {env_id!r}; registered: {list(ENV_IDS)}")
-    return agent_class(name, env_id)(env_id, seed=seed, **game_options)
+    name, params = parse_spec(spec)
+    clash = set(params) & set(game_options)
+    if clash:
+        raise ValueError(f"agent spec {spec!r} repeats game option(s) {sorted(clash)}")
+    return agent_class(name, env_id)(env_id, seed=seed, **game_options, **params)

@@ -15,12 +15,13 @@ from pathlib import Path
 
 
 def _configure_numba_cache() -> None:
-    """Key numba's on-disk cache on a hash of every card-envs source file.
+    """Key numba's on-disk cache on a hash of every card-envs source file that holds numba code.
 
     numba invalidates a cached kernel only when the kernel's *own* file changes, not when a
     kernel it calls (in another module) does, so an edit to a shared helper would silently
-    keep running stale machine code. One cache directory per source hash makes any edit
-    recompile. ``NUMBA_CACHE_DIR`` (numba's own setting) or ``CARD_ENVS_CACHE_DIR`` (the
+    keep running stale machine code. One cache directory per hash of the files that use numba
+    (``njit`` appears in them) makes any kernel edit recompile, while edits elsewhere (arena,
+    CLI, env adapters) keep the cache. ``NUMBA_CACHE_DIR`` (numba's own setting) or ``CARD_ENVS_CACHE_DIR`` (the
     parent folder) override the location."""
     import numba.core.config as nb_config
 
@@ -30,8 +31,10 @@ def _configure_numba_cache() -> None:
     h = hashlib.sha1()
     for root in (here, here.parent / "agents"):
         for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
-            h.update(p.relative_to(root.parent).as_posix().encode())
-            h.update(p.read_bytes())
+            src = p.read_bytes()
+            if b"njit" in src:
+                h.update(p.relative_to(root.parent).as_posix().encode())
+                h.update(src)
     base = os.environ.get("CARD_ENVS_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "card_envs")
     nb_config.CACHE_DIR = os.path.join(base, f"numba-{h.hexdigest()[:16]}")

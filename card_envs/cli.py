@@ -3,22 +3,61 @@
     card-envs arena --game slide --agents random,heuristic --games 200
     card-envs arena --game slide_v0 --agents heuristic,random,random --players 3 \\
         --games 300 --seed 1 --json out.json
+    card-envs arena --game isflak --agents random,heuristic,mcts:ms=50+c=0.7 --games 100 \\
+        --workers 2 --plot plots/
 
-With fewer agents than players the list is repeated to fill the seats; seats rotate every
-game and each deal is replayed with every rotation (see ``card_envs.arena``).
+``--agents`` is the pool, comma separated. Spec parameters are separated by ``+`` or ``;`` (or
+by commas right after a spec that already has a ``:``): ``mcts:ms=50+c=0.7``,
+``"mcts:ms=50;c=0.7"`` and ``mcts:ms=50,c=0.7`` are all the spec ``mcts:ms=50,c=0.7``.
+With fewer agents than players the pool is repeated to fill the seats; with more, every
+combination of ``--players`` agents (a lineup) plays ``--games`` games. Seats rotate every
+game and each deal is replayed with every rotation (see ``card_envs.arena``, ``docs/arena.md``).
+``--workers`` defaults to ``min(2, CPU cores)`` processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from card_envs.arena import resolve_env_id, run_arena
 from card_envs.registry import ENV_IDS
 
-ARENA_HELP = "Play agents against each other; print win rates with 95% confidence intervals."
+ARENA_HELP = ("Play agents against each other over duplicate deals; print win rates and mean "
+              "points with 95% confidence intervals, ratings and a head-to-head matrix.")
+
+_PARAM = re.compile(r"\s*[A-Za-z_]\w*\s*=")
+_PARAM_SEP = re.compile(r"\s*[;+]\s*(?=[A-Za-z_]\w*\s*=)")
+
+
+def default_workers() -> int:
+    """The CLI's default ``--workers``: ``min(2, os.cpu_count())``."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def split_agents(text: str) -> list[str]:
+    """``"random,heuristic,mcts:ms=50+c=0.7"`` -> ``["random", "heuristic",
+    "mcts:ms=50,c=0.7"]``: commas separate agents; ``+`` or ``;`` before ``key=`` separate a
+    spec's parameters, and so does a comma when the previous spec already has parameters."""
+    specs: list[str] = []
+    for item in (p.strip() for p in text.split(",")):
+        if not item:
+            continue
+        if specs and ":" in specs[-1] and _PARAM.match(item) and \
+                ":" not in item.partition("=")[0]:
+            specs[-1] += f",{item}"
+        else:
+            specs.append(item)
+    out = []
+    for s in specs:
+        name, colon, rest = s.partition(":")
+        out.append(name + colon + _PARAM_SEP.sub(",", rest))
+    return out
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -40,32 +79,50 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     ap.add_argument("--game", default="slide",
                     help="game name or env id (slide, slide_v0), or 'all' registered games")
     ap.add_argument("--agents", default="random,heuristic",
-                    help="comma-separated agent names (random, heuristic)")
-    ap.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+                    help="comma-separated agent pool (random, heuristic, mcts:ms=50+c=0.7); "
+                         "spec parameters joined by + or ;")
+    ap.add_argument("--games", type=int, default=200,
+                    help="games per lineup (default 200); a pool larger than the table plays "
+                         "every lineup of --players agents")
     ap.add_argument("--players", type=int, default=2, help="number of seats (default 2)")
     ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    ap.add_argument("--workers", type=int, default=default_workers(),
+                    help="worker processes (default min(2, CPU cores) = %(default)s; "
+                         "0 = every core); results do not depend on it")
     ap.add_argument("--option", "-o", type=_option, action="append", default=[],
                     metavar="KEY=VALUE", help="extra game option, e.g. -o start_player=random")
     ap.add_argument("--json", metavar="PATH", help="also write the full results as JSON")
+    ap.add_argument("--plot", metavar="DIR",
+                    help="write <env_id>_winrate.png and <env_id>_ratings.png to DIR")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = ap.parse_args(argv)
 
-    names = [a.strip() for a in args.agents.split(",") if a.strip()]
+    names = split_agents(args.agents)
     options = dict(args.option)
     results = []
     try:
         if "num_players" in options:
             raise ValueError("set the number of seats with --players, not -o num_players=...")
+        if not names:
+            raise ValueError("--agents is empty")
         env_ids = list(ENV_IDS) if args.game == "all" else [resolve_env_id(args.game)]
         for env_id in env_ids:
-            print(f"arena: {env_id}, {args.players} players, {args.games} games, seed "
-                  f"{args.seed}, agents {', '.join(names)}"
+            print(f"arena: {env_id}, {args.players} players, {args.games} games per lineup, "
+                  f"seed {args.seed}, agents {' | '.join(names)}"
                   + (f", options {options}" if options else ""), flush=True)
             res = run_arena(env_id, names, args.games, num_players=args.players,
-                            seed=args.seed, progress=not args.no_progress, **options)
+                            seed=args.seed, progress=not args.no_progress,
+                            workers=args.workers, **options)
             print(res.table(), flush=True)
             results.append(res)
-    except (ValueError, TypeError) as e:  # bad game / agent / option names (OptionError too)
+            if args.plot:
+                from card_envs.arena_plots import plot_ratings, plot_winrate_matrix
+
+                out = Path(args.plot)
+                paths = [plot_winrate_matrix(res, out / f"{env_id}_winrate.png"),
+                         plot_ratings(res, out / f"{env_id}_ratings.png")]
+                print("wrote " + ", ".join(map(str, paths)), flush=True)
+    except (ValueError, TypeError, ImportError) as e:  # bad names / options (OptionError too)
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
@@ -81,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help") or argv[0] != "arena":
         print("usage: card-envs arena [--game G] [--agents A,B] [--games N] [--players N] "
-              "[--seed S] [--json PATH]\n\ncommands:\n  arena  " + ARENA_HELP)
+              "[--seed S] [--workers W] [--json PATH] [--plot DIR]\n\ncommands:\n  arena  "
+              + ARENA_HELP)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     return arena_main(argv[1:], prog="card-envs arena")
+
+
+if __name__ == "__main__":  # python -m card_envs.cli arena ...
+    sys.exit(main())

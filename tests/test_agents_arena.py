@@ -119,7 +119,7 @@ def test_heuristic_takes_the_obvious_pair() -> None:
 def test_make_agent_registry() -> None:
     assert type(make_agent("random", "slide_v0", seed=1, num_players=3)) is RandomAgent
     assert type(make_agent("Heuristic", "slide_v0")) is SlideHeuristicAgent
-    assert agent_names("slide_v0") == ["random", "heuristic"]
+    assert agent_names("slide_v0")[:2] == ["random", "heuristic"]  # then the search names
     assert "slide_v0" in HEURISTICS
     with pytest.raises(ValueError, match="unknown agent 'bogus'.*random"):
         make_agent("bogus", "slide_v0")
@@ -148,7 +148,11 @@ def test_resolve_env_id() -> None:
 
 
 def _strip(d: dict) -> dict:
-    return {k: v for k, v in d.items() if k != "elapsed"}
+    """A result's JSON without wall-clock times (elapsed, thinking time per move)."""
+    out = {k: v for k, v in d.items() if k != "elapsed"}
+    out["log"] = [{k: v for k, v in g.items() if k != "think_ms"} for g in d["log"]]
+    out["agents"] = [{k: v for k, v in a.items() if k != "think_ms"} for a in d["agents"]]
+    return out
 
 
 def test_arena_is_reproducible_and_json_round_trips() -> None:
@@ -192,8 +196,9 @@ def test_arena_win_accounting() -> None:
                   if g["winners"][g["seats"].index(s.label)]]
         assert s.wins == pytest.approx(sum(shares))
         assert s.sole_wins == shares.count(1.0)
-    with pytest.raises(ValueError, match="at most"):
-        run_arena("slide", ["random"] * 3, 2, progress=False)
+    # a pool larger than the table is a round-robin (it used to be an error)
+    rr = run_arena("slide", ["random"] * 3, 2, progress=False)
+    assert rr.labels == ["random#0", "random#1", "random#2"] and rr.total_games == 6
 
 
 def test_arena_accepts_agent_instances() -> None:

@@ -1,0 +1,396 @@
+"""Search agents: UCT (perfect information) and single-observer IS-MCTS (hidden information),
+written once against the engine protocol and compiled per game with numba.
+
+>>> from agents import make_agent
+>>> a = make_agent("mcts", "isflak_v0", seed=0, iterations=2000)   # doctest: +SKIP
+>>> env.step(a.act_env(env))                                         # doctest: +SKIP
+
+**Algorithm.** Every move starts a fresh tree at the searcher's decision. Each iteration takes a
+*determinization* of the position, a full state consistent with what the searcher's seat knows,
+drawn by the game's ``resample`` (for Isflak, a perfect-information game, the position itself;
+either way the RNG of future chance is redrawn every iteration), and descends the tree:
+
+* at a node, the children whose actions are legal in this determinization are *available*; if
+  some legal action has no child yet, one is chosen uniformly at random and added (expansion);
+  otherwise the child maximizing ``W/N + c * sqrt(ln(avail)/N)`` is followed, where ``avail``
+  counts the iterations in which that child was available (SO-ISMCTS, Cowling et al. 2012);
+* from the new node the game is played to its end by the rollout policy (uniformly random by
+  default) in compiled code;
+* the result is backed up **max-n**: a node stores the value of the seat that moved into it, so
+  every seat maximizes its own return, for any number of players. The value of a seat is its
+  share of the win (1 for a sole winner, 1/k for k tied winners, 0 otherwise), plus
+  ``points_weight`` times its relative points margin (bounded in (-1, 1)).
+
+Opponents' moves are tree nodes like the searcher's (their hidden choices are treated as seen:
+the usual SO-ISMCTS simplification). A game may instead *model* the other seats with its rollout
+policy (``model_others``): then only the searcher's decisions branch, which Op Glad IJs uses for
+its simultaneous windows (``agents.op_glad_ijs``).
+
+The move played is the most visited root child legal in the real position.
+
+**Budget.** ``iterations`` (default 1000; deterministic: same seed and position, same move) or
+``ms`` (milliseconds per move: the search runs in chunks until the time is up; not
+reproducible across machines). ``determinizations`` (64) states are drawn per move and cycled
+through; ``c`` is the exploration constant (0.7 with values in [0, 1]).
+
+Search reads the true state only through ``resample(state, seat)``: the search never sees what
+its seat cannot know (tested: resampling the hidden part leaves its choice unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from numba import njit
+
+from agents.base import Agent, legal_actions
+from card_envs.core import kernels as K
+from card_envs.core.engine import Engine
+
+# tree node fields (columns of the int32 node table)
+ACT, PAR, MOVER, CHILD, SIB, VISITS, AVAIL = range(7)
+NODE_FIELDS = 7
+
+
+@njit(cache=True, inline="always")
+def _next_u64(rng: np.ndarray) -> np.uint64:
+    """splitmix64 step of a one-element uint64 array."""
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def rand_below(rng: np.ndarray, n: int) -> int:
+    """Uniform integer in [0, n) from the search RNG (n >= 1)."""
+    return np.int64((_next_u64(rng) >> np.uint64(11)) % np.uint64(n))
+
+
+@njit(cache=True)
+def kth_legal(mask: np.ndarray, k: int) -> int:
+    """The k-th (0-based) legal action of ``mask``."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def random_policy(state: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray,
+                  obs: np.ndarray, rng: np.ndarray) -> int:
+    """Rollout policy: a uniformly random legal action (``mask`` is already filled)."""
+    n = 0
+    for a in range(mask.shape[0]):
+        n += mask[a]
+    return kth_legal(mask, rand_below(rng, n))
+
+
+def _build_search(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
+    """Compile the search loop for one game's kernels and rollout policy (bound as closure
+    constants, as in :mod:`card_envs.vector`)."""
+    step, legal_mask, outcome = game.k_step, game.k_legal_mask, game.k_outcome
+
+    def search(dets, cfg, root, it0, iters, c, model_others, points_weight, pw_c, pw_alpha,
+               horizon, tree, w, meta, rng, work, mask, tmp, obs, rew, pts, winners, path, val,
+               rsum):
+        n = cfg[K.C_PLAYERS]
+        A = mask.shape[0]
+        M = tree.shape[0]
+        D = dets.shape[0]
+        for it in range(it0, it0 + iters):
+            work[:] = dets[it % D]
+            K.rng_seed(work, _next_u64(rng))
+            node = 0
+            path[0] = 0
+            plen = 1
+            expanded = False
+            rsum[:] = 0.0
+            while work[K.DONE] == 0:
+                cur = work[K.CUR]
+                legal_mask(work, cfg, mask)
+                if model_others and cur != root:
+                    if step(work, cfg, policy(work, cfg, cur, mask, obs, rng), rew) & K.ST_REWARD:
+                        rsum[:n] += rew[:n]
+                    continue
+                if expanded:
+                    break
+                nl = 0
+                for a in range(A):
+                    nl += mask[a]
+                nch = 0
+                ch = tree[node, CHILD]
+                while ch >= 0:
+                    if mask[tree[ch, ACT]]:
+                        tmp[tree[ch, ACT]] = 1
+                        nch += 1
+                    ch = tree[ch, SIB]
+                room = nch < nl and meta[0] < M
+                if room and pw_c > 0.0:  # progressive widening
+                    room = nch < max(1.0, pw_c * (tree[node, VISITS] + 1.0) ** pw_alpha)
+                if room:  # expand an untried legal action: the policy's, else a random one
+                    act = policy(work, cfg, cur, mask, obs, rng)
+                    if tmp[act]:
+                        k = rand_below(rng, nl - nch)
+                        for a in range(A):
+                            if mask[a] and not tmp[a]:
+                                if k == 0:
+                                    act = a
+                                    break
+                                k -= 1
+                    ch = tree[node, CHILD]
+                    while ch >= 0:
+                        tmp[tree[ch, ACT]] = 0
+                        ch = tree[ch, SIB]
+                    new = meta[0]
+                    meta[0] += 1
+                    tree[new, ACT] = act
+                    tree[new, PAR] = node
+                    tree[new, MOVER] = cur
+                    tree[new, CHILD] = -1
+                    tree[new, SIB] = tree[node, CHILD]
+                    tree[new, VISITS] = 0
+                    tree[new, AVAIL] = 0
+                    w[new] = 0.0
+                    tree[node, CHILD] = new
+                    if step(work, cfg, act, rew) & K.ST_REWARD:
+                        rsum[:n] += rew[:n]
+                    path[plen] = new
+                    plen += 1
+                    node = new
+                    expanded = True
+                    continue
+                if nch == 0:  # tree full and nothing tried here: roll out
+                    break
+                best = -1
+                bestv = -1e300
+                ch = tree[node, CHILD]
+                while ch >= 0:
+                    a = tree[ch, ACT]
+                    if tmp[a]:
+                        tmp[a] = 0
+                        tree[ch, AVAIL] += 1
+                        nv = tree[ch, VISITS]
+                        v = w[ch] / nv + c * math.sqrt(math.log(tree[ch, AVAIL]) / nv)
+                        if v > bestv:
+                            bestv = v
+                            best = ch
+                    ch = tree[ch, SIB]
+                if step(work, cfg, tree[best, ACT], rew) & K.ST_REWARD:
+                    rsum[:n] += rew[:n]
+                path[plen] = best
+                plen += 1
+                node = best
+            left = horizon
+            while work[K.DONE] == 0 and left != 0:  # rollout
+                cur = work[K.CUR]
+                legal_mask(work, cfg, mask)
+                if step(work, cfg, policy(work, cfg, cur, mask, obs, rng), rew) & K.ST_REWARD:
+                    rsum[:n] += rew[:n]
+                left -= 1
+            mean = 0.0
+            if work[K.DONE] != 0:  # finished: win share (+ points margin)
+                outcome(work, cfg, pts, winners)
+                nw = 0
+                for p in range(n):
+                    nw += winners[p]
+                for p in range(n):
+                    val[p] = winners[p] / nw if nw > 0 else 1.0 / n
+                    mean += pts[p] / n
+            else:  # cut at the horizon: even share (+ margin of the rewards so far)
+                for p in range(n):
+                    val[p] = 1.0 / n
+                    pts[p] = rsum[p]
+                    mean += pts[p] / n
+            if points_weight != 0.0:
+                span = 0.0
+                for p in range(n):
+                    span = max(span, abs(pts[p] - mean))
+                for p in range(n):
+                    val[p] += points_weight * (pts[p] - mean) / (1.0 + span)
+            for i in range(plen):
+                nd = path[i]
+                tree[nd, VISITS] += 1
+                if nd > 0:
+                    w[nd] += val[tree[nd, MOVER]]
+
+    return njit(search)
+
+
+_SEARCH: dict[tuple[type, Any], Callable[..., None]] = {}
+
+
+def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
+    """The search loop of ``type(game)`` with ``policy``, compiled once per process."""
+    key = (type(game), policy)
+    if key not in _SEARCH:
+        _SEARCH[key] = _build_search(game, policy)
+    return _SEARCH[key]
+
+
+class SearchAgent(Agent):
+    """MCTS / IS-MCTS for any registered game (module docstring). Parameters: ``iterations``
+    (per move, default 1000) or ``ms`` (time per move), ``c`` (0.7), ``determinizations`` (64),
+    ``points_weight`` (0.0), ``max_nodes`` (tree capacity with ``ms``; 2**17)."""
+
+    name = "mcts"
+    needs_state = True
+    #: numba rollout policy ``(state, cfg, seat, mask, obs, rng) -> action``
+    rollout_policy: ClassVar[Callable[..., int]] = random_policy
+    #: play the other seats with the rollout policy instead of branching on their moves
+    model_others: ClassVar[bool] = False
+    default_points_weight: ClassVar[float] = 0.0
+    #: progressive widening: a node of N visits has at most ``max(1, widening * N**alpha)``
+    #: children (``widening`` 0: no limit)
+    default_widening: ClassVar[float] = 0.0
+    widening_alpha: ClassVar[float] = 0.5
+    #: rollout steps after leaving the tree (-1: to the end of the game); a cut rollout is
+    #: valued by the rewards collected so far (see ``search_reward_mode``)
+    default_horizon: ClassVar[int] = -1
+    #: reward mode code the search's copy of the config uses (None: the env's)
+    search_reward_mode: ClassVar[int | None] = None
+    #: anchor on the rollout policy: play its move unless another root move's mean value
+    #: beats it by more than ``anchor / sqrt(min visits)`` (0: plain most-visited move)
+    default_anchor: ClassVar[float] = 0.0
+
+    def __init__(self, env_id: str, seed: int | None = None, iterations: int | None = None,
+                 ms: float | None = None, c: float = 0.7, determinizations: int = 64,
+                 points_weight: float | None = None, widening: float | None = None,
+                 horizon: int | None = None, anchor: float | None = None,
+                 max_nodes: int = 2**17, **options: Any) -> None:
+        super().__init__(env_id, seed, **options)
+        if iterations is None and ms is None:
+            iterations = 1000
+        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
+            raise ValueError(f"iterations must be a positive int, got {iterations!r}")
+        if ms is not None and not (isinstance(ms, (int, float)) and ms > 0):
+            raise ValueError(f"ms must be a positive number, got {ms!r}")
+        if not (isinstance(determinizations, int) and determinizations >= 1):
+            raise ValueError(f"determinizations must be a positive int, got "
+                             f"{determinizations!r}")
+        self.iterations, self.ms, self.c = iterations, ms, float(c)
+        self.points_weight = float(self.default_points_weight if points_weight is None
+                                   else points_weight)
+        self.widening = float(self.default_widening if widening is None else widening)
+        self.horizon = int(self.default_horizon if horizon is None else horizon)
+        self.anchor = float(self.default_anchor if anchor is None else anchor)
+        self.engine = eng = Engine(env_id, **self._game_options(env_id, options))
+        g = eng.game
+        self.determinizations = 1 if g.perfect_information else int(determinizations)
+        cap = iterations + 2 if ms is None else max(int(max_nodes), 2)
+        self._tree = np.empty((cap, NODE_FIELDS), np.int32)
+        self._w = np.empty(cap, np.float64)
+        self._path = np.empty(cap + 1, np.int64)
+        self._meta = np.zeros(1, np.int64)
+        self._rng = np.zeros(1, np.uint64)
+        self._work = np.empty(g.state_size, np.int32)
+        self._mask = np.zeros(g.num_actions, np.int8)
+        self._tmp = np.zeros(g.num_actions, np.int8)
+        self._obs = np.zeros(g.obs_size, g.obs_dtype)
+        n = g.num_players
+        self._rew = np.zeros(n, np.float32)
+        self._pts = np.zeros(n, np.float64)
+        self._win = np.zeros(n, np.int64)
+        self._val = np.zeros(n, np.float64)
+        self._rsum = np.zeros(n, np.float64)
+        self._cfg = g.cfg.copy()
+        if self.search_reward_mode is not None:
+            self._cfg[K.C_REWARD] = self.search_reward_mode
+        self._search = compiled_search(g, type(self).rollout_policy)
+        self.last_iterations = 0  # iterations of the last move (useful with ``ms``)
+
+    @staticmethod
+    def _game_options(env_id: str, options: dict[str, Any]) -> dict[str, Any]:
+        from card_envs.registry import env_class
+
+        known = env_class(env_id).game_class.option_specs()
+        return {k: v for k, v in options.items() if k in known}
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise TypeError(f"{type(self).__name__} searches the game: call act_state(state, obs, "
+                        "mask) or act_env(env) (the arena does)")
+
+    def determinize(self, state: np.ndarray, seat: int, rng: np.random.Generator
+                    ) -> np.ndarray:
+        """One state consistent with what ``seat`` knows (games may refine the draw)."""
+        return self.engine.resample(state, seat, rng)
+
+    def search(self, state: np.ndarray) -> np.ndarray:
+        """Run the search from ``state`` (seat to act = searcher); returns visit counts per
+        action at the root."""
+        g = self.engine.game
+        seat = int(state[K.CUR])
+        if seat < 0:
+            raise ValueError("the game is over: no move to search")
+        seed = self.rng.getrandbits(64)
+        nprng = np.random.default_rng(seed)
+        dets = np.stack([self.determinize(state, seat, nprng)
+                         for _ in range(self.determinizations)])
+        self._rng[0] = np.uint64(seed)
+        tree, meta = self._tree, self._meta
+        tree[0, :] = (-1, -1, -1, -1, -1, 0, 0)
+        self._w[0] = 0.0
+        meta[0] = 1
+        args = (self._tree, self._w, self._meta, self._rng, self._work, self._mask, self._tmp,
+                self._obs, self._rew, self._pts, self._win, self._path, self._val, self._rsum)
+        run = self._search
+        opts = (self.c, self.model_others, self.points_weight, self.widening,
+                self.widening_alpha, self.horizon)
+        if self.ms is None:
+            run(dets, self._cfg, seat, 0, self.iterations, *opts, *args)
+            done = self.iterations
+        else:
+            deadline = time.perf_counter() + self.ms / 1000.0
+            done, chunk = 0, 16
+            while True:
+                run(dets, self._cfg, seat, done, chunk, *opts, *args)
+                done += chunk
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                chunk = min(max(chunk * 2, 16), 4096)
+                # shrink the last chunk to what the remaining time allows
+                per = (self.ms / 1000.0 - left) / done
+                chunk = max(1, min(chunk, int(left / per) if per > 0 else chunk))
+        self.last_iterations = done
+        visits = np.zeros(g.num_actions, np.int64)
+        q = np.full(g.num_actions, np.nan)
+        ch = tree[0, CHILD]
+        while ch >= 0:
+            visits[tree[ch, ACT]] = tree[ch, VISITS]
+            if tree[ch, VISITS]:
+                q[tree[ch, ACT]] = self._w[ch] / tree[ch, VISITS]
+            ch = tree[ch, SIB]
+        self.last_values = q  # mean value of each root action for the searcher (nan: untried)
+        return visits
+
+    def act_state(self, state: np.ndarray, observation: np.ndarray,
+                  action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        visits = self.search(state)
+        v = visits[legal]
+        if v.max() <= 0:
+            return int(legal[self.rng.randrange(legal.size)])
+        best = int(legal[int(np.argmax(v))])
+        if self.anchor > 0.0:
+            g = self.engine.game
+            r = np.array([self.rng.getrandbits(64)], np.uint64)
+            self._mask[:] = action_mask
+            ref = int(type(self).rollout_policy(state, g.cfg, int(state[K.CUR]), self._mask,
+                                                self._obs, r))
+            q = self.last_values
+            if visits[ref] == 0:
+                return ref
+            margin = self.anchor / math.sqrt(min(visits[ref], visits[best]))
+            if not q[best] - q[ref] > margin:
+                return ref
+        return best
