@@ -15,14 +15,14 @@ from pathlib import Path
 
 
 def _configure_numba_cache() -> None:
-    """Key numba's on-disk cache on a hash of every card-envs source file that holds numba code.
+    """Key numba's on-disk cache on a hash of the card-envs sources that hold numba code.
 
     numba invalidates a cached kernel only when the kernel's *own* file changes, not when a
     kernel it calls (in another module) does, so an edit to a shared helper would silently
     keep running stale machine code. One cache directory per hash of the files that use numba
     (``njit`` appears in them) makes any kernel edit recompile, while edits elsewhere (arena,
-    CLI, env adapters) keep the cache. ``NUMBA_CACHE_DIR`` (numba's own setting) or ``CARD_ENVS_CACHE_DIR`` (the
-    parent folder) override the location."""
+    CLI, env adapters) keep the cache. ``NUMBA_CACHE_DIR`` (numba's own setting) or
+    ``CARD_ENVS_CACHE_DIR`` (the parent folder) override the location."""
     import numba.core.config as nb_config
 
     if os.environ.get("NUMBA_CACHE_DIR"):
