@@ -39,9 +39,15 @@ its seat cannot know (tested: resampling the hidden part leaves its choice uncha
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import math
+import os
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -93,146 +99,191 @@ def random_policy(state: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarra
     return kth_legal(mask, rand_below(rng, n))
 
 
-def _build_search(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
-    """Compile the search loop for one game's kernels and rollout policy (bound as closure
-    constants, as in :mod:`card_envs.vector`)."""
-    step, legal_mask, outcome = game.k_step, game.k_legal_mask, game.k_outcome
+# Placeholders: in the generated per-game modules these names are the game's kernels.
+_step = _legal_mask = _outcome = _policy = None
 
-    def search(dets, cfg, root, it0, iters, c, model_others, points_weight, pw_c, pw_alpha,
-               horizon, tree, w, meta, rng, work, mask, tmp, obs, rew, pts, winners, path, val,
-               rsum):
-        n = cfg[K.C_PLAYERS]
-        A = mask.shape[0]
-        M = tree.shape[0]
-        D = dets.shape[0]
-        for it in range(it0, it0 + iters):
-            work[:] = dets[it % D]
-            K.rng_seed(work, _next_u64(rng))
-            node = 0
-            path[0] = 0
-            plen = 1
-            expanded = False
-            rsum[:] = 0.0
-            while work[K.DONE] == 0:
-                cur = work[K.CUR]
-                legal_mask(work, cfg, mask)
-                if model_others and cur != root:
-                    if step(work, cfg, policy(work, cfg, cur, mask, obs, rng), rew) & K.ST_REWARD:
-                        rsum[:n] += rew[:n]
-                    continue
-                if expanded:
-                    break
-                nl = 0
-                for a in range(A):
-                    nl += mask[a]
-                nch = 0
-                ch = tree[node, CHILD]
-                while ch >= 0:
-                    if mask[tree[ch, ACT]]:
-                        tmp[tree[ch, ACT]] = 1
-                        nch += 1
-                    ch = tree[ch, SIB]
-                room = nch < nl and meta[0] < M
-                if room and pw_c > 0.0:  # progressive widening
-                    room = nch < max(1.0, pw_c * (tree[node, VISITS] + 1.0) ** pw_alpha)
-                if room:  # expand an untried legal action: the policy's, else a random one
-                    act = policy(work, cfg, cur, mask, obs, rng)
-                    if tmp[act]:
-                        k = rand_below(rng, nl - nch)
-                        for a in range(A):
-                            if mask[a] and not tmp[a]:
-                                if k == 0:
-                                    act = a
-                                    break
-                                k -= 1
-                    ch = tree[node, CHILD]
-                    while ch >= 0:
-                        tmp[tree[ch, ACT]] = 0
-                        ch = tree[ch, SIB]
-                    new = meta[0]
-                    meta[0] += 1
-                    tree[new, ACT] = act
-                    tree[new, PAR] = node
-                    tree[new, MOVER] = cur
-                    tree[new, CHILD] = -1
-                    tree[new, SIB] = tree[node, CHILD]
-                    tree[new, VISITS] = 0
-                    tree[new, AVAIL] = 0
-                    w[new] = 0.0
-                    tree[node, CHILD] = new
-                    if step(work, cfg, act, rew) & K.ST_REWARD:
-                        rsum[:n] += rew[:n]
-                    path[plen] = new
-                    plen += 1
-                    node = new
-                    expanded = True
-                    continue
-                if nch == 0:  # tree full and nothing tried here: roll out
-                    break
-                best = -1
-                bestv = -1e300
-                ch = tree[node, CHILD]
-                while ch >= 0:
-                    a = tree[ch, ACT]
-                    if tmp[a]:
-                        tmp[a] = 0
-                        tree[ch, AVAIL] += 1
-                        nv = tree[ch, VISITS]
-                        v = w[ch] / nv + c * math.sqrt(math.log(tree[ch, AVAIL]) / nv)
-                        if v > bestv:
-                            bestv = v
-                            best = ch
-                    ch = tree[ch, SIB]
-                if step(work, cfg, tree[best, ACT], rew) & K.ST_REWARD:
+
+def search_template(dets, cfg, root, it0, iters, c, model_others, points_weight, pw_c,
+                    pw_alpha, horizon, tree, w, meta, rng, work, mask, tmp, obs, rew, pts,
+                    winners, path, val, rsum):
+    """The search loop (module docstring) for one game. ``_step``, ``_legal_mask``,
+    ``_outcome`` and ``_policy`` are the game's kernels and rollout policy, bound as globals
+    of a generated module (:func:`compiled_search`), so that numba can cache the loop."""
+    n = cfg[K.C_PLAYERS]
+    A = mask.shape[0]
+    M = tree.shape[0]
+    D = dets.shape[0]
+    for it in range(it0, it0 + iters):
+        work[:] = dets[it % D]
+        K.rng_seed(work, _next_u64(rng))
+        node = 0
+        path[0] = 0
+        plen = 1
+        expanded = False
+        rsum[:] = 0.0
+        while work[K.DONE] == 0:
+            cur = work[K.CUR]
+            _legal_mask(work, cfg, mask)
+            if model_others and cur != root:
+                a = _policy(work, cfg, cur, mask, obs, rng)
+                if _step(work, cfg, a, rew) & K.ST_REWARD:
                     rsum[:n] += rew[:n]
-                path[plen] = best
+                continue
+            if expanded:
+                break
+            nl = 0
+            for a in range(A):
+                nl += mask[a]
+            nch = 0
+            ch = tree[node, CHILD]
+            while ch >= 0:
+                if mask[tree[ch, ACT]]:
+                    tmp[tree[ch, ACT]] = 1
+                    nch += 1
+                ch = tree[ch, SIB]
+            room = nch < nl and meta[0] < M
+            if room and pw_c > 0.0:  # progressive widening
+                room = nch < max(1.0, pw_c * (tree[node, VISITS] + 1.0) ** pw_alpha)
+            if room:  # expand an untried legal action: the policy's, else a random one
+                act = _policy(work, cfg, cur, mask, obs, rng)
+                if tmp[act]:
+                    k = rand_below(rng, nl - nch)
+                    for a in range(A):
+                        if mask[a] and not tmp[a]:
+                            if k == 0:
+                                act = a
+                                break
+                            k -= 1
+                ch = tree[node, CHILD]
+                while ch >= 0:
+                    tmp[tree[ch, ACT]] = 0
+                    ch = tree[ch, SIB]
+                new = meta[0]
+                meta[0] += 1
+                tree[new, ACT] = act
+                tree[new, PAR] = node
+                tree[new, MOVER] = cur
+                tree[new, CHILD] = -1
+                tree[new, SIB] = tree[node, CHILD]
+                tree[new, VISITS] = 0
+                tree[new, AVAIL] = 0
+                w[new] = 0.0
+                tree[node, CHILD] = new
+                if _step(work, cfg, act, rew) & K.ST_REWARD:
+                    rsum[:n] += rew[:n]
+                path[plen] = new
                 plen += 1
-                node = best
-            left = horizon
-            while work[K.DONE] == 0 and left != 0:  # rollout
-                cur = work[K.CUR]
-                legal_mask(work, cfg, mask)
-                if step(work, cfg, policy(work, cfg, cur, mask, obs, rng), rew) & K.ST_REWARD:
-                    rsum[:n] += rew[:n]
-                left -= 1
-            mean = 0.0
-            if work[K.DONE] != 0:  # finished: win share (+ points margin)
-                outcome(work, cfg, pts, winners)
-                nw = 0
-                for p in range(n):
-                    nw += winners[p]
-                for p in range(n):
-                    val[p] = winners[p] / nw if nw > 0 else 1.0 / n
-                    mean += pts[p] / n
-            else:  # cut at the horizon: even share (+ margin of the rewards so far)
-                for p in range(n):
-                    val[p] = 1.0 / n
-                    pts[p] = rsum[p]
-                    mean += pts[p] / n
-            if points_weight != 0.0:
-                span = 0.0
-                for p in range(n):
-                    span = max(span, abs(pts[p] - mean))
-                for p in range(n):
-                    val[p] += points_weight * (pts[p] - mean) / (1.0 + span)
-            for i in range(plen):
-                nd = path[i]
-                tree[nd, VISITS] += 1
-                if nd > 0:
-                    w[nd] += val[tree[nd, MOVER]]
+                node = new
+                expanded = True
+                continue
+            if nch == 0:  # tree full and nothing tried here: roll out
+                break
+            best = -1
+            bestv = -1e300
+            ch = tree[node, CHILD]
+            while ch >= 0:
+                a = tree[ch, ACT]
+                if tmp[a]:
+                    tmp[a] = 0
+                    tree[ch, AVAIL] += 1
+                    nv = tree[ch, VISITS]
+                    v = w[ch] / nv + c * math.sqrt(math.log(tree[ch, AVAIL]) / nv)
+                    if v > bestv:
+                        bestv = v
+                        best = ch
+                ch = tree[ch, SIB]
+            if _step(work, cfg, tree[best, ACT], rew) & K.ST_REWARD:
+                rsum[:n] += rew[:n]
+            path[plen] = best
+            plen += 1
+            node = best
+        left = horizon
+        while work[K.DONE] == 0 and left != 0:  # rollout
+            cur = work[K.CUR]
+            _legal_mask(work, cfg, mask)
+            a = _policy(work, cfg, cur, mask, obs, rng)
+            if _step(work, cfg, a, rew) & K.ST_REWARD:
+                rsum[:n] += rew[:n]
+            left -= 1
+        mean = 0.0
+        if work[K.DONE] != 0:  # finished: win share (+ points margin)
+            _outcome(work, cfg, pts, winners)
+            nw = 0
+            for p in range(n):
+                nw += winners[p]
+            for p in range(n):
+                val[p] = winners[p] / nw if nw > 0 else 1.0 / n
+                mean += pts[p] / n
+        else:  # cut at the horizon: even share (+ margin of the rewards so far)
+            for p in range(n):
+                val[p] = 1.0 / n
+                pts[p] = rsum[p]
+                mean += pts[p] / n
+        if points_weight != 0.0:
+            span = 0.0
+            for p in range(n):
+                span = max(span, abs(pts[p] - mean))
+            for p in range(n):
+                val[p] += points_weight * (pts[p] - mean) / (1.0 + span)
+        for i in range(plen):
+            nd = path[i]
+            tree[nd, VISITS] += 1
+            if nd > 0:
+                w[nd] += val[tree[nd, MOVER]]
 
-    return njit(search)
 
+_GENERATED = """# Generated by agents.search.compiled_search for {game}; do not edit.
+import math
+
+import numpy as np
+from numba import njit
+
+from agents.search import ACT, AVAIL, CHILD, MOVER, PAR, SIB, VISITS, _next_u64, rand_below
+from card_envs.core import kernels as K
+from {rules} import legal_mask as _legal_mask
+from {rules} import outcome as _outcome
+from {rules} import step as _step
+from {policy_module} import {policy_name} as _policy
+
+
+@njit(cache=True)
+{source}"""
 
 _SEARCH: dict[tuple[type, Any], Callable[..., None]] = {}
 
 
 def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
-    """The search loop of ``type(game)`` with ``policy``, compiled once per process."""
+    """The search loop of ``type(game)`` with ``policy``, compiled once and cached on disk.
+
+    numba caches only functions defined at the top of a real file (a closure over the kernels,
+    as in :mod:`card_envs.vector`, would be recompiled in every process: ~10 s a game). So the
+    source of :func:`search_template` is written, with imports of the game's kernels and the
+    policy, to a module in numba's cache folder (which is keyed on the sources, see
+    ``card_envs/__init__.py``), imported, and its ``search`` used."""
     key = (type(game), policy)
-    if key not in _SEARCH:
-        _SEARCH[key] = _build_search(game, policy)
-    return _SEARCH[key]
+    if key in _SEARCH:
+        return _SEARCH[key]
+    import numba.core.config as nb_config
+
+    py = getattr(policy, "py_func", policy)
+    src = inspect.getsource(search_template).replace("def search_template(", "def search(", 1)
+    text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__,
+                             policy_module=py.__module__, policy_name=py.__name__, source=src)
+    folder = Path(nb_config.CACHE_DIR or tempfile.gettempdir()) / "generated"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"search_{game.env_id}_{py.__module__.replace('.', '_')}_{py.__name__}"
+    path = folder / f"{name}.py"
+    if not path.exists() or path.read_text() != text:  # atomic: workers may race here
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    modname = f"_card_envs_{name}"  # registered so numba's cache can find it again
+    spec = importlib.util.spec_from_file_location(modname, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    spec.loader.exec_module(module)
+    _SEARCH[key] = module.search
+    return module.search
 
 
 class SearchAgent(Agent):
@@ -305,6 +356,21 @@ class SearchAgent(Agent):
             self._cfg[K.C_REWARD] = self.search_reward_mode
         self._search = compiled_search(g, type(self).rollout_policy)
         self.last_iterations = 0  # iterations of the last move (useful with ``ms``)
+        self.last_values = np.full(g.num_actions, np.nan)
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Compile now (one iteration on a fresh deal), so that no move pays for it."""
+        state = self.engine.new_state(0)
+        run = self._search
+        self._tree[0, :] = (-1, -1, -1, -1, -1, 0, 0)
+        self._meta[0] = 1
+        run(state[None, :], self._cfg, int(state[K.CUR]), 0, 1, self.c, self.model_others,
+            self.points_weight, self.widening, self.widening_alpha, self.horizon, *self._bufs())
+
+    def _bufs(self) -> tuple[np.ndarray, ...]:
+        return (self._tree, self._w, self._meta, self._rng, self._work, self._mask, self._tmp,
+                self._obs, self._rew, self._pts, self._win, self._path, self._val, self._rsum)
 
     @staticmethod
     def _game_options(env_id: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -338,8 +404,7 @@ class SearchAgent(Agent):
         tree[0, :] = (-1, -1, -1, -1, -1, 0, 0)
         self._w[0] = 0.0
         meta[0] = 1
-        args = (self._tree, self._w, self._meta, self._rng, self._work, self._mask, self._tmp,
-                self._obs, self._rew, self._pts, self._win, self._path, self._val, self._rsum)
+        args = self._bufs()
         run = self._search
         opts = (self.c, self.model_others, self.points_weight, self.widening,
                 self.widening_alpha, self.horizon)

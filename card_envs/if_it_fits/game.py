@@ -485,11 +485,16 @@ class IfItFitsGame(Game):
         other hands are dealt anew over the same places, then every pile segment (the basic
         game's Princess piles; the whole pile when advanced) is shuffled in itself. Kept: the
         number of Princesses each other seat holds, the number per segment, and a card being
-        placed right now (its hand position was chosen)."""
+        placed right now (its hand position was chosen). The result depends only on what
+        ``observer`` knows and on ``rng``."""
         out = state.copy()
         n, nb = self.num_players, self.nb
         po = self.lay["pile"]
         pn = int(out[Bd.S_PN])
+        segments = [(int(out[Bd.S_SEGB + j]), min(int(out[Bd.S_SEGB + j + 1]), pn))
+                    for j in range(int(out[Bd.S_NSEG]))]
+        for a, b in segments:  # canonical order first: where a Princess lies is unknown
+            out[po + a:po + b] = np.sort(out[po + a:po + b])
         places = [po + k for k in range(pn) if out[po + k] < nb]
         cur = int(out[CUR])
         keep = -1
@@ -502,10 +507,9 @@ class IfItFitsGame(Game):
                 x = Bd.S_HAND + q * Bd.HANDMAX + k
                 if out[x] < nb and x != keep:
                     places.append(x)
-        vals = out[places].copy()
+        vals = np.sort(out[places])  # sorted: the draw depends on rng alone, not the deal
         out[places] = rng.permutation(vals)
-        for j in range(int(out[Bd.S_NSEG])):
-            a, b = int(out[Bd.S_SEGB + j]), min(int(out[Bd.S_SEGB + j + 1]), pn)
+        for a, b in segments:
             if b > a:
                 out[po + a:po + b] = rng.permutation(out[po + a:po + b])
         return out

@@ -339,13 +339,14 @@ class OpGladIJsGame(Game):
                  rng: np.random.Generator) -> np.ndarray:
         """Redraw the unknown parts of all draw piles (pooled: nobody knows which unknown card
         lies in which pile, nor in which order; the public bottom cards stay), and other
-        seats' unresolved choices of this window among the legal actions."""
+        seats' unresolved choices of this window among the legal actions. The result depends
+        only on what ``observer`` knows and on ``rng``."""
         out = state.copy()
         n = self.num_players
         unknown = []  # slots of the unknown cards, per pile from the public bottom part up
         for q in range(n):
             unknown += self.draw_slots(out, q)[int(out[R.KNOWN + q]):]
-        pool = self._types(out, unknown)
+        pool = sorted(self._types(out, unknown))  # sorted: the draw depends on rng alone
         pool = rng.permutation(np.asarray(pool, np.int32)) if pool else pool
         for s, t in zip(unknown, pool):
             out[R.CARDS + 2 * s] = t
