@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 
-.PHONY: demo test stress bench lint clean
+.PHONY: demo test stress bench ladder lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,8 @@ $(VENV)/.bench: pyproject.toml | $(BIN)/python
 	@touch $@ $(VENV)/.core
 
 demo: $(VENV)/.core
-	$(BIN)/python examples/arena.py --game all --agents random,heuristic --games 200
+	$(BIN)/python examples/arena.py --game all --agents random,heuristic,mcts:iterations=200 \
+		--games 10 --plot demo_plots
 
 test: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents examples tests benchmarks
@@ -33,6 +34,9 @@ stress: $(VENV)/.dev
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/throughput.py
+
+ladder: $(VENV)/.bench
+	$(BIN)/python benchmarks/ladder.py --plots benchmarks/results/ladder_plots
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents examples tests benchmarks

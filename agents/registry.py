@@ -21,6 +21,11 @@ GENERIC: dict[str, str] = {
     "random": "agents.random_agent:RandomAgent",
 }
 
+# agents loaded from a trained model file, for any game ("ppo:path/to/model.zip")
+TRAINED: dict[str, str] = {
+    "ppo": "agents.ppo:PPOAgent",
+}
+
 # env id -> that game's heuristic agent (the name "heuristic" resolves through this table)
 HEURISTICS: dict[str, str] = {
     "slide_v0": "agents.slide:SlideHeuristicAgent",
@@ -45,7 +50,8 @@ def _load(path: str) -> type[Agent]:
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names ``make_agent`` accepts for ``env_id``."""
-    return [*GENERIC, *(["heuristic"] if env_id in HEURISTICS else []), *SEARCH_NAMES]
+    return [*GENERIC, *(["heuristic"] if env_id in HEURISTICS else []), *SEARCH_NAMES,
+            *TRAINED]
 
 
 def agent_class(name: str, env_id: str) -> type[Agent]:
@@ -61,6 +67,8 @@ def agent_class(name: str, env_id: str) -> type[Agent]:
         return _load(HEURISTICS[env_id])
     if key in SEARCH_NAMES:
         return _load(SEARCH.get(env_id, SEARCH_DEFAULT))
+    if key in TRAINED:
+        return _load(TRAINED[key])
     raise ValueError(f"unknown agent {name!r} for {env_id!r}; available: "
                      f"{agent_names(env_id)}")
 
@@ -73,13 +81,17 @@ def _literal(text: str) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"mcts:ms=50,c=0.7"`` -> ``("mcts", {"ms": 50, "c": 0.7})``; ``ValueError`` if a
-    parameter is not ``key=value``."""
+    """``"mcts:ms=50,c=0.7"`` -> ``("mcts", {"ms": 50, "c": 0.7})``; a bare first value is
+    a path (``"ppo:run/model.zip"`` -> ``("ppo", {"path": "run/model.zip"})``); ``ValueError``
+    if a later parameter is not ``key=value``."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
     name, _, rest = spec.strip().partition(":")
     params: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
+    for k, part in enumerate(filter(None, (p.strip() for p in rest.split(",")))):
+        if k == 0 and "=" not in part:  # "ppo:runs/model.zip": a bare first value is a path
+            params["path"] = part
+            continue
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise ValueError(f"agent spec {spec!r}: parameters are key=value, got {part!r}")

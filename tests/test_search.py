@@ -78,7 +78,7 @@ def test_search_names_and_specs() -> None:
     with pytest.raises(ValueError, match="iterations"):
         make_agent("mcts:iterations=0", "slide_v0")
     with pytest.raises(ValueError, match="key=value"):
-        parse_spec("mcts:iterations")
+        parse_spec("mcts:iterations=5,c")
     with pytest.raises(TypeError, match="act_state"):
         a.act(np.zeros(1), np.ones(3, np.int8))
 
