@@ -1,0 +1,60 @@
+"""A trained MaskablePPO policy as an arena agent: ``"ppo:path/to/model.zip"`` (or
+``"ppo:path=...,deterministic=False"``).
+
+Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). The model must have been
+trained on the same game and player count (its observation and action spaces are checked).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, legal_actions
+
+
+class PPOAgent(Agent):
+    """Plays the action of a saved MaskablePPO model, masked to the legal ones; greedy by
+    default (``deterministic=False`` samples from the policy with the agent's seed)."""
+
+    name = "ppo"
+
+    def __init__(self, env_id: str, seed: int | None = None, path: str | None = None,
+                 deterministic: bool = True, model: Any = None, **options: Any) -> None:
+        super().__init__(env_id, seed, **options)
+        if model is None:
+            if not path:
+                raise ValueError("the ppo agent needs a model: 'ppo:path/to/model.zip'")
+            try:
+                from sb3_contrib import MaskablePPO
+            except ImportError as e:  # pragma: no cover - depends on the install
+                raise ImportError("the ppo agent needs the train extra: "
+                                  "pip install 'card-envs[train]'") from e
+            model = MaskablePPO.load(path, device="cpu")
+        self.model, self.path = model, path
+        self.deterministic = bool(deterministic)
+        from card_envs.registry import env_class
+
+        known = env_class(env_id).game_class.option_specs()
+        game = env_class(env_id).game_class(**{k: v for k, v in options.items() if k in known})
+        obs_shape = tuple(model.observation_space.shape)
+        if obs_shape != (game.obs_size,) or model.action_space.n != game.num_actions:
+            raise ValueError(f"model spaces {obs_shape}/{model.action_space.n} do not match "
+                             f"{env_id} with {game.num_players} players "
+                             f"({game.obs_size}/{game.num_actions})")
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if seed is not None:
+            import torch
+
+            torch.manual_seed(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        action, _ = self.model.predict(observation, action_masks=action_mask.astype(bool),
+                                       deterministic=self.deterministic)
+        return int(action)
