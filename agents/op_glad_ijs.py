@@ -148,7 +148,7 @@ class OpGladIJsSearchAgent(SearchAgent):
     default_widening = 1.0  # over 700 slaps: widen slowly, the heuristic's choice first
     default_horizon = 24  # rollout steps: a few windows, valued by the cards won meanwhile
     search_reward_mode = R.REWARD_CARDS
-    default_anchor = 1.0  # play the heuristic's slap unless the search is clearly better
+    default_anchor = 3.0  # play the heuristic's slap unless the search is clearly better
 
     def determinize(self, state: np.ndarray, seat: int, rng: np.random.Generator
                     ) -> np.ndarray:

@@ -47,7 +47,7 @@ def plot_winrate_matrix(result: ArenaResult, path: str | Path) -> Path:
     rates = np.array([[math.nan if v is None else v for v in row]
                       for row in result.matrix.rates], float)
     size = 1.2 + 0.9 * k
-    fig = _figure(size + 1.5, size)
+    fig = _figure(max(size + 1.5, 5.0), size + 0.5)
     ax = fig.add_subplot()
     im = ax.imshow(rates, cmap="RdYlGn", vmin=0.0, vmax=1.0)
     for i in range(k):
@@ -59,7 +59,7 @@ def plot_winrate_matrix(result: ArenaResult, path: str | Path) -> Path:
     ax.set_yticks(range(k), labs)
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
-    ax.set_title(f"{result.env_id}: share of games finished ahead", fontsize=10)
+    ax.set_title(f"{result.env_id}:\nshare of games the row agent finished ahead", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return _save(fig, path)
 
