@@ -27,7 +27,7 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents examples tests benchmarks
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 stress: $(VENV)/.dev
 	$(BIN)/python -m pytest -q -m stress

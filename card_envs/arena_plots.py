@@ -59,7 +59,7 @@ def plot_winrate_matrix(result: ArenaResult, path: str | Path) -> Path:
     ax.set_yticks(range(k), labs)
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
-    ax.set_title(f"{result.env_id}:\nshare of games the row agent finished ahead", fontsize=10)
+    ax.set_title(f"{result.env_id}\nrow ahead of column (share)", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     return _save(fig, path)
 
