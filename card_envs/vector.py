@@ -66,35 +66,12 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
             legal_mask(s, cfg, masks[i, :A])
             observe(s, cfg, c, obs[i])
 
-    def vec_step(states, cfg, actions, cur, obs, masks, A, rewards, terminated, truncated):
-        for i in prange(states.shape[0]):
-            s = states[i]
-            st = step(s, cfg, actions[i], rewards[i])
-            if not st & K.ST_REWARD:
-                rewards[i, :] = 0.0
-            if st & K.ST_DONE:
-                trunc = (st & K.ST_TRUNC) != 0
-                terminated[i] = not trunc
-                truncated[i] = trunc
-                lo = s[K.RNG_LO]
-                hi = s[K.RNG_HI]
-                s[:] = 0
-                s[K.RNG_LO] = lo
-                s[K.RNG_HI] = hi
-                init(s, cfg)
-            else:
-                terminated[i] = False
-                truncated[i] = False
-            c = s[K.CUR]
-            cur[i] = c
-            legal_mask(s, cfg, masks[i, :A])
-            observe(s, cfg, c, obs[i])
-
-    def vec_step_sub(states, cfg, actions, cur, obs, masks, A, rewards, terminated,
-                     truncated, final_seat, final_obs):
-        """``vec_step`` for the games whose action is >= 0 only (the others keep their state
-        and get zero rewards); a game that ends writes seat ``final_seat[i]``'s observation of
-        its final position to ``final_obs[i]`` before it is dealt anew."""
+    def vec_step(states, cfg, actions, cur, obs, masks, A, rewards, terminated, truncated,
+                 final_seat, final_obs, want_final):
+        """Step the games whose action is >= 0 (the others keep their state and get zero
+        rewards); a game that ends is dealt anew from its RNG, after writing seat
+        ``final_seat[i]``'s view of its final position to ``final_obs[i]`` if
+        ``want_final``."""
         for i in prange(states.shape[0]):
             terminated[i] = False
             truncated[i] = False
@@ -109,7 +86,8 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
                 trunc = (st & K.ST_TRUNC) != 0
                 terminated[i] = not trunc
                 truncated[i] = trunc
-                observe(s, cfg, final_seat[i], final_obs[i])
+                if want_final:
+                    observe(s, cfg, final_seat[i], final_obs[i])
                 lo = s[K.RNG_LO]
                 hi = s[K.RNG_HI]
                 s[:] = 0
@@ -122,19 +100,18 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
             observe(s, cfg, c, obs[i])
 
     return (njit(parallel=True)(vec_reset), njit(parallel=True)(vec_step),
-            njit(vec_reset), njit(vec_step),
-            njit(parallel=True)(vec_step_sub), njit(vec_step_sub))
+            njit(vec_reset), njit(vec_step))
 
 
 _DRIVERS: dict[type, tuple[Any, ...]] = {}
 
 
-def _drivers(game: Game, serial: bool) -> tuple[Any, Any, Any]:
+def _drivers(game: Game, serial: bool) -> tuple[Any, Any]:
     key = type(game)
     if key not in _DRIVERS:
         _DRIVERS[key] = _build_drivers(game)
     d = _DRIVERS[key]
-    return (d[2], d[3], d[5]) if serial else (d[0], d[1], d[4])
+    return (d[2], d[3]) if serial else (d[0], d[1])
 
 
 @njit(cache=True)
@@ -218,7 +195,7 @@ class VectorEnv:
         self._actions = np.zeros(B, np.int64)
         self._policy_rng = np.zeros(B, np.uint64)
         serial = B < SERIAL_BELOW
-        self._reset_k, self._step_k, self._step_sub_k = _drivers(game, serial)
+        self._reset_k, self._step_k = _drivers(game, serial)
         self.final_seat = np.zeros(B, np.int32)
         self.final_observations = np.zeros((B, game.obs_size), game.obs_dtype)
         self._sample_k = _sample_serial if serial else _sample
@@ -240,12 +217,23 @@ class VectorEnv:
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         """Apply one action per game; returns ``(current_player, observations, action_masks,
         rewards, terminated, truncated)``."""
+        return self._step(actions, some=False)
+
+    def step_some(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Like :meth:`step`, but only the games whose action is >= 0 move; the others keep
+        their position (zero rewards, not terminated). A game that ends also writes
+        ``final_observations[i]``, the final position seen by seat ``final_seat[i]`` (set it
+        beforehand, e.g. to the learner's seat), before it is dealt anew."""
+        return self._step(actions, some=True)
+
+    def _step(self, actions: np.ndarray, some: bool) -> tuple[np.ndarray, ...]:
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise IllegalActionError(f"actions must be an integer array of shape "
                                      f"({self.num_envs},), got {acts.dtype} {acts.shape}")
         self._actions[:] = acts
-        bad = _first_illegal(self._actions, self.action_masks)
+        check = _first_illegal_some if some else _first_illegal
+        bad = check(self._actions, self.action_masks)
         if bad >= 0:
             legal = np.flatnonzero(self.action_masks[bad]).tolist()
             phase = self.game.phase_name(self.states[bad])
@@ -254,31 +242,8 @@ class VectorEnv:
                                      int(acts[bad]), phase, legal)
         self._step_k(self.states, self.cfg, self._actions, self.current_player,
                      self.observations, self._mask_buf, self.num_actions, self.rewards,
-                     self.terminated, self.truncated)
-        return (self.current_player, self.observations, self.action_masks, self.rewards,
-                self.terminated, self.truncated)
-
-    def step_some(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Like :meth:`step`, but only the games whose action is >= 0 move; the others keep
-        their position (zero rewards, not terminated). A game that ends also writes
-        ``final_observations[i]``, the final position seen by seat ``final_seat[i]`` (set it
-        beforehand, e.g. to the learner's seat), before it is dealt anew."""
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise IllegalActionError(f"actions must be an integer array of shape "
-                                     f"({self.num_envs},), got {acts.dtype} {acts.shape}")
-        self._actions[:] = acts
-        bad = _first_illegal_some(self._actions, self.action_masks)
-        if bad >= 0:
-            legal = np.flatnonzero(self.action_masks[bad]).tolist()
-            phase = self.game.phase_name(self.states[bad])
-            raise IllegalActionError(f"game {bad}: illegal action {int(acts[bad])} in phase "
-                                     f"{phase!r}; legal: {legal}. No game was stepped.",
-                                     int(acts[bad]), phase, legal)
-        self._step_sub_k(self.states, self.cfg, self._actions, self.current_player,
-                         self.observations, self._mask_buf, self.num_actions, self.rewards,
-                         self.terminated, self.truncated, self.final_seat,
-                         self.final_observations)
+                     self.terminated, self.truncated, self.final_seat,
+                     self.final_observations, some)
         return (self.current_player, self.observations, self.action_masks, self.rewards,
                 self.terminated, self.truncated)
 
