@@ -1,0 +1,558 @@
+"""PPO self-play training on the batched engine (MaskablePPO from sb3-contrib).
+
+>>> from card_envs.training import train
+>>> res = train("slide_v0", minutes=5, out_dir="runs/slide")                # doctest: +SKIP
+>>> print(res.table())                                                     # doctest: +SKIP
+
+User guide: ``docs/training.md``. Needs the ``train`` extra (torch, stable-baselines3,
+sb3-contrib, tensorboard).
+
+**Learner and opponents.** The learner plays one seat of each of ``num_envs`` games of a
+:class:`~card_envs.sb3.BatchedVecEnv` (seats alternate between games). The other seats are
+drawn per episode from a self-play pool: ``"random"`` plus the newest ``pool_size`` frozen
+snapshots of the learner (:class:`~card_envs.sb3.PolicyOpponent`, sampling), a snapshot taken
+every ``pool_every`` PPO updates. ``random_weight`` is the share of episodes against random
+(the rest is split evenly between the snapshots).
+
+**Budget.** ``minutes`` bounds the wall time of the whole run (rollouts, updates and periodic
+evaluations, not the final evaluation): an update (or a periodic evaluation) that would not end
+in time is not started. ``steps`` bounds the learner's environment steps instead (the run is
+then deterministic for a seed on CPU).
+
+**Evaluation.** Every ``eval_every`` learner steps (default: ``evals`` evaluations spread over
+the budget), at the start and at the end, the current policy plays ``eval_games`` arena games
+(:func:`~card_envs.arena.run_arena`, duplicate deals, same deals every time) as
+``PPOAgent(env_id, model=model)`` (greedy) against ``"random"`` and ``"heuristic"`` in every
+other seat. Win rates and 95% Wilson intervals go to TensorBoard (``eval/*``), to
+``history.csv`` / ``history.json`` and to ``learning_curve.png``; the model is saved to
+``checkpoints/step_<learner steps>.zip`` at each evaluation and to ``final.zip``. The
+evaluation saves and restores the global RNGs, so it never changes the training.
+
+**Throughput.** ``env steps/s`` is measured while collecting rollouts: learner and opponent
+moves played (``BatchedVecEnv.opponent_steps``) over the wall time of ``collect_rollouts``
+(policy forward passes and opponent policies included, PPO updates excluded).
+
+**Observations** go through :class:`ObsFeatures`: ``symlog(x) = sign(x) log(1 + |x|)`` of every
+entry (the raw int observations range from 0/1 flags to scores in the hundreds) plus a one-hot
+code of the entries with a small declared range (card codes, cells).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import gymnasium
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import VecNormalize
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError("card_envs.training needs the train extra: "
+                      "pip install 'card-envs[train]'") from e
+
+from card_envs.sb3 import BatchedVecEnv, PolicyOpponent
+from card_envs.single_agent import OpponentPool
+
+__all__ = ["DEFAULTS", "GAME_OPTIONS", "GAME_SETTINGS", "ObsFeatures", "SelfPlayPool",
+           "TrainResult", "evaluate", "plot_history", "policy_kwargs", "train"]
+
+#: PPO and self-play defaults (any of them can be passed to :func:`train`).
+DEFAULTS: dict[str, Any] = {
+    "num_envs": 64,
+    "n_steps": 64,           # per game and update: 4096 samples per update at 64 games
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
+    "clip_range": 0.2,
+    "ent_coef": 0.01,
+    "vf_coef": 0.5,
+    "max_grad_norm": 0.5,
+    "net_arch": (128, 128),
+    "one_hot_max": 40,       # one-hot code observation entries with 3..40 values (0: none)
+    "embed_dim": 0,          # > 0: a shared first layer of that width (ObsFeatures)
+    "pool_every": 10,        # PPO updates between two snapshots of the learner
+    "pool_size": 2,          # newest snapshots kept in the pool (plus "random")
+    "random_weight": 0.5,    # share of episodes against "random"
+    "eval_games": 200,
+    "evals": 8,
+    "normalize_reward": None,  # VecNormalize the rewards (None: only with reward_mode="points")
+}
+
+#: Game options used for training unless given (shorter Op Glad IJs episodes).
+GAME_OPTIONS: dict[str, dict[str, Any]] = {
+    "op_glad_ijs_v0": {"max_turned": 200},
+}
+
+#: Per-game overrides of :data:`DEFAULTS` (Op Glad IJs games are long: fewer, smaller
+#: evaluations).
+GAME_SETTINGS: dict[str, dict[str, Any]] = {
+    "op_glad_ijs_v0": {"eval_games": 60, "evals": 4},
+}
+
+EVAL_OPPONENTS = ("random", "heuristic")
+
+
+class ObsFeatures(BaseFeaturesExtractor):
+    """Features of an integer observation vector: ``symlog(x) = sign(x) log(1 + |x|)`` of every
+    entry, and a one-hot code of every entry whose declared range ``low..high`` has 3 to
+    ``one_hot_max`` values (card codes, cells, small counts: an MLP reads them far more easily
+    than one scaled number), the limit lowered until the one-hot part has at most
+    ``one_hot_budget`` columns; ``one_hot_max=0``: symlog only. Values outside the declared
+    range get no one-hot bit.
+
+    ``embed_dim=0``: the features are ``[symlog(x), one_hot(x)]`` (no parameters).
+    ``embed_dim=d``: a first layer shared by policy and value, ``tanh(W symlog(x) +
+    sum of the one-hot entries' embeddings)``, ``d`` features: the same function as a linear
+    layer on the concatenation, at the cost of a lookup per entry instead of a dense product."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, one_hot_max: int = 40,
+                 one_hot_budget: int = 1024, embed_dim: int = 0) -> None:
+        low = np.asarray(observation_space.low, np.int64).ravel()
+        high = np.asarray(observation_space.high, np.int64).ravel()
+        width = high - low + 1
+        limit = one_hot_max
+        while limit >= 3 and width[(width >= 3) & (width <= limit)].sum() > one_hot_budget:
+            limit -= 1
+        cols = np.flatnonzero((width >= 3) & (width <= limit))
+        offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
+        n_hot = int(offsets[-1])
+        super().__init__(observation_space, embed_dim or low.size + n_hot)
+        self.register_buffer("cols", torch.as_tensor(cols), persistent=False)
+        self.register_buffer("low", torch.as_tensor(low[cols]), persistent=False)
+        self.register_buffer("width", torch.as_tensor(width[cols]), persistent=False)
+        self.register_buffer("offsets", torch.as_tensor(offsets[:-1]), persistent=False)
+        self.n_hot = n_hot
+        self.embed_dim = embed_dim
+        if embed_dim:
+            self.dense = torch.nn.Linear(low.size, embed_dim)
+            self.embed = torch.nn.EmbeddingBag(n_hot + 1, embed_dim, mode="sum",
+                                               padding_idx=n_hot)
+            torch.nn.init.normal_(self.embed.weight, 0.0, 1.0 / math.sqrt(max(1, cols.size)))
+            with torch.no_grad():
+                self.embed.weight[n_hot].zero_()
+
+    def _hot_index(self, x: torch.Tensor) -> torch.Tensor:
+        """Column of every one-hot entry's bit (``n_hot`` for a value out of range)."""
+        v = x[:, self.cols].round().long() - self.low
+        ok = (v >= 0) & (v < self.width)
+        return torch.where(ok, v + self.offsets, self.n_hot)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        x = observations.flatten(1)
+        feats = torch.sign(x) * torch.log1p(torch.abs(x))
+        if self.embed_dim:
+            out = self.dense(feats)
+            if self.n_hot:
+                out = out + self.embed(self._hot_index(x))
+            return torch.tanh(out)
+        if not self.n_hot:
+            return feats
+        hot = torch.zeros(x.shape[0], self.n_hot + 1, dtype=x.dtype, device=x.device)
+        hot.scatter_(1, self._hot_index(x), 1.0)
+        return torch.cat([feats, hot[:, :self.n_hot]], dim=1)
+
+
+def policy_kwargs(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
+    """MaskablePPO ``policy_kwargs`` for the settings ``cfg`` (default :data:`DEFAULTS`)."""
+    cfg = {**DEFAULTS, **(cfg or {})}
+    return {"net_arch": list(cfg["net_arch"]), "features_extractor_class": ObsFeatures,
+            "features_extractor_kwargs": {"one_hot_max": int(cfg["one_hot_max"]),
+                                          "embed_dim": int(cfg["embed_dim"])}}
+
+
+# ------------------------------------------------------------------------------------------
+# self-play pool
+# ------------------------------------------------------------------------------------------
+class SelfPlayPool:
+    """The opponents of a :class:`BatchedVecEnv`: ``"random"`` and up to ``size`` frozen
+    snapshots of the learner, drawn per episode (``random_weight`` of the episodes against
+    random). A new snapshot replaces the oldest one in its slot (games already playing that
+    slot continue against the newer snapshot)."""
+
+    def __init__(self, size: int, random_weight: float) -> None:
+        if size < 0 or not 0.0 <= random_weight <= 1.0:
+            raise ValueError("pool size must be >= 0 and random_weight in [0, 1]")
+        self.size, self.random_weight = int(size), float(random_weight)
+        self.pool = OpponentPool(["random"], [1.0])
+        self.snapshots = 0  # snapshots taken so far
+
+    def add_snapshot(self, model: MaskablePPO) -> None:
+        """Freeze a copy of the learner's policy and add it (replacing the oldest one)."""
+        if self.size == 0:
+            return
+        policy = model.policy_class(model.observation_space, model.action_space,
+                                    model.lr_schedule, **model.policy_kwargs)
+        policy.load_state_dict(model.policy.state_dict())
+        policy.set_training_mode(False)
+        for p in policy.parameters():
+            p.requires_grad_(False)
+        member = PolicyOpponent(policy, deterministic=False)
+        slot = 1 + self.snapshots % self.size
+        if slot < len(self.pool.members):
+            self.pool.members[slot] = member
+        else:
+            self.pool.add(member, 1.0)
+        self.snapshots += 1
+        k = len(self.pool.members) - 1
+        rw = self.random_weight if k else 1.0
+        self.pool.weights = [rw] + [(1.0 - rw) / k] * k
+
+    @property
+    def members(self) -> int:
+        return len(self.pool.members)
+
+
+# ------------------------------------------------------------------------------------------
+# evaluation
+# ------------------------------------------------------------------------------------------
+def evaluate(model: MaskablePPO, env_id: str, games: int = 200, num_players: int = 2,
+             seed: int = 12345, opponents: Sequence[str] = EVAL_OPPONENTS,
+             **options: Any) -> dict[str, dict[str, float]]:
+    """The model (greedy, as ``PPOAgent``) against each opponent spec in every other seat,
+    ``games`` arena games each (duplicate deals): ``{opponent: {win_rate, ci_low, ci_high,
+    games, seconds}}``. The global RNGs (python, numpy, torch) are restored afterwards."""
+    from agents.ppo import PPOAgent
+    from card_envs.arena import run_arena
+
+    states = random.getstate(), np.random.get_state(), torch.get_rng_state()
+    was_training = model.policy.training
+    model.policy.set_training_mode(False)
+    out: dict[str, dict[str, float]] = {}
+    try:
+        for opp in opponents:
+            t0 = time.perf_counter()
+            agent = PPOAgent(env_id, model=model, num_players=num_players, **options)
+            res = run_arena(env_id, [agent] + [opp] * (num_players - 1), games=games,
+                            num_players=num_players, seed=seed, progress=False, workers=1,
+                            **options)
+            st = res["ppo"]
+            lo, hi = st.ci95
+            out[opp] = {"win_rate": st.win_rate, "ci_low": lo, "ci_high": hi,
+                        "games": st.games, "seconds": time.perf_counter() - t0}
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+        torch.set_rng_state(states[2])
+        model.policy.set_training_mode(was_training)
+    return out
+
+
+def plot_history(history: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> None:
+    """Learning curve: win rate vs env steps (learner + opponent moves) with 95% CI bands,
+    one line per evaluation opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    x = np.array([h["env_steps"] for h in history], float)
+    for opp, color in zip(EVAL_OPPONENTS, ("tab:blue", "tab:red")):
+        if not history or f"{opp}_win_rate" not in history[0]:
+            continue
+        y = np.array([h[f"{opp}_win_rate"] for h in history])
+        lo = np.array([h[f"{opp}_ci_low"] for h in history])
+        hi = np.array([h[f"{opp}_ci_high"] for h in history])
+        ax.plot(x, y, "o-", color=color, label=f"vs {opp}")
+        ax.fill_between(x, lo, hi, color=color, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("env steps (learner + opponent moves)")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------------
+# the run
+# ------------------------------------------------------------------------------------------
+@dataclass
+class TrainResult:
+    """What :func:`train` returns."""
+
+    env_id: str
+    num_players: int
+    model: Any
+    out_dir: Path
+    final_path: Path
+    history: list[dict[str, Any]]
+    learner_steps: int
+    env_steps: int                 # learner + opponent moves
+    updates: int
+    seconds: float                 # wall time of the run (without the final evaluation)
+    rollout_seconds: float         # of which collecting rollouts
+    env_steps_per_second: float    # while collecting rollouts (measured)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def final(self) -> dict[str, Any]:
+        """The last evaluation (a history row)."""
+        return self.history[-1]
+
+    def table(self) -> str:
+        """The final evaluation and the throughput as text."""
+        f = self.final
+        lines = [f"{self.env_id}, {self.num_players} players: {self.learner_steps:,} learner "
+                 f"steps, {self.env_steps:,} env steps, {self.updates} updates in "
+                 f"{self.seconds:.0f} s",
+                 f"{'opponent':<12}{'games':>7}{'win rate':>10}   95% CI"]
+        for opp in EVAL_OPPONENTS:
+            if f"{opp}_win_rate" in f:
+                lines.append(f"{opp:<12}{f[f'{opp}_games']:>7}{f[f'{opp}_win_rate']:>10.3f}   "
+                             f"[{f[f'{opp}_ci_low']:.3f}, {f[f'{opp}_ci_high']:.3f}]")
+        lines.append(f"rollout throughput: {self.env_steps_per_second:,.0f} env steps/s "
+                     f"(learner + opponent moves while collecting rollouts)")
+        return "\n".join(lines)
+
+
+class _Trainer(BaseCallback):
+    """Budget, throughput, self-play snapshots, evaluations, checkpoints, progress bar."""
+
+    def __init__(self, venv: BatchedVecEnv, pool: SelfPlayPool, env_id: str, players: int,
+                 options: dict[str, Any], out_dir: Path, budget_s: float | None,
+                 steps: int | None, eval_every: int | None, eval_every_s: float | None,
+                 eval_games: int, eval_seed: int, pool_every: int, progress: bool) -> None:
+        super().__init__()
+        self.venv, self.pool, self.env_id, self.players = venv, pool, env_id, players
+        self.options, self.out_dir = options, out_dir
+        self.budget_s, self.steps = budget_s, steps
+        self.eval_every, self.eval_every_s = eval_every, eval_every_s
+        self.eval_games, self.eval_seed, self.pool_every = eval_games, eval_seed, pool_every
+        self.progress = progress
+        self.history: list[dict[str, Any]] = []
+        self.t_start = time.perf_counter()
+        self.rollout_s = 0.0
+        self.rollout_env_steps = 0
+        self.updates = 0
+        self.iter_s = 0.0  # last update's duration (rollout + train)
+        self._iter_t0: float | None = None
+        self._next_eval_step = 0
+        self._next_eval_t = 0.0
+        self._stop = False
+        self._eval_s = 0.0  # duration of the last evaluation
+        self._bar: Any = None
+        self._bar_t = 0.0
+        self._roll_t0 = 0.0
+        self._roll_counts = (0, 0)
+
+    # --- helpers --------------------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t_start
+
+    def env_steps(self) -> int:
+        return int(self.model.num_timesteps + self.venv.opponent_steps)
+
+    def steps_per_second(self) -> float:
+        return self.rollout_env_steps / self.rollout_s if self.rollout_s else 0.0
+
+    def run_eval(self) -> dict[str, Any]:
+        """Evaluate, checkpoint, log; returns the history row."""
+        ev = evaluate(self.model, self.env_id, self.eval_games, self.players, self.eval_seed,
+                      **self.options)
+        step = int(self.model.num_timesteps)
+        ckpt = self.out_dir / "checkpoints" / f"step_{step}.zip"
+        self.model.save(ckpt)
+        row: dict[str, Any] = {"learner_steps": step, "env_steps": self.env_steps(),
+                               "updates": self.updates, "seconds": round(self.elapsed(), 3),
+                               "env_steps_per_s": round(self.steps_per_second(), 1),
+                               "pool_members": self.pool.members}
+        for opp, r in ev.items():
+            for k in ("win_rate", "ci_low", "ci_high"):
+                row[f"{opp}_{k}"] = r[k]
+                self.logger.record(f"eval/{opp}_{k}", r[k])
+            row[f"{opp}_games"] = r["games"]
+        row["eval_seconds"] = round(sum(r["seconds"] for r in ev.values()), 3)
+        row["checkpoint"] = str(ckpt.relative_to(self.out_dir))
+        self.history.append(row)
+        self.write_history()
+        if self._bar is not None:
+            self._bar.set_postfix({f"vs {o}": f"{r['win_rate']:.2f}" for o, r in ev.items()},
+                                  refresh=False)
+        return row
+
+    def write_history(self) -> None:
+        (self.out_dir / "history.json").write_text(json.dumps(self.history, indent=1))
+        keys = list(dict.fromkeys(k for row in self.history for k in row))
+        with open(self.out_dir / "history.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            w.writerows(self.history)
+        plot_history(self.history, self.out_dir / "learning_curve.png",
+                     f"{self.env_id}, {self.players} players")
+
+    def _eval_due(self) -> bool:
+        if self.eval_every is not None:
+            return self.model.num_timesteps >= self._next_eval_step
+        return self.eval_every_s is not None and self.elapsed() >= self._next_eval_t
+
+    def _schedule_next_eval(self) -> None:
+        if self.eval_every is not None:
+            while self._next_eval_step <= self.model.num_timesteps:
+                self._next_eval_step += self.eval_every
+        elif self.eval_every_s is not None:
+            self._next_eval_t = self.elapsed() + self.eval_every_s
+
+    # --- callback hooks -------------------------------------------------------------------
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        if self.progress:
+            total = self.steps if self.steps is not None else round(self.budget_s or 0)
+            unit = "step" if self.steps is not None else "s"
+            self._bar = tqdm(total=total, unit=unit, desc=f"train {self.env_id}",
+                             file=sys.stderr, dynamic_ncols=True)
+
+    def _on_rollout_start(self) -> None:
+        now = time.perf_counter()
+        if self._iter_t0 is not None:  # the previous update is done
+            self.iter_s = now - self._iter_t0
+            if self.pool_every > 0 and self.updates % self.pool_every == 0:
+                self.pool.add_snapshot(self.model)
+        left = None if self.budget_s is None else self.budget_s - self.elapsed()
+        if left is not None and self.iter_s and self.iter_s > left:
+            self._stop = True  # the next update cannot end in time (the final eval follows)
+            return
+        if self._eval_due():
+            if left is None or self._eval_s + self.iter_s < left:  # else: the final eval
+                t0 = time.perf_counter()
+                self.run_eval()
+                self._eval_s = time.perf_counter() - t0
+            self._schedule_next_eval()
+        self.logger.record("selfplay/pool_members", self.pool.members)
+        self._iter_t0 = self._roll_t0 = time.perf_counter()
+        self._roll_counts = (int(self.model.num_timesteps), int(self.venv.opponent_steps))
+
+    def _on_rollout_end(self) -> None:
+        dt = time.perf_counter() - self._roll_t0
+        n0, o0 = self._roll_counts
+        steps = int(self.model.num_timesteps) - n0 + int(self.venv.opponent_steps) - o0
+        self.rollout_s += dt
+        self.rollout_env_steps += steps
+        self.updates += 1  # a complete rollout is always followed by an update
+        self.logger.record("rollout/env_steps_per_s", steps / dt if dt else 0.0)
+        self.logger.record("rollout/env_steps", self.env_steps())
+
+    def _on_step(self) -> bool:
+        now = time.perf_counter()
+        if self._bar is not None and now - self._bar_t > 0.5:
+            self._bar_t = now
+            self._bar.n = (self.model.num_timesteps if self.steps is not None
+                           else min(round(self.elapsed()), self._bar.total))
+            self._bar.refresh()
+        return not self._stop
+
+    def _on_training_end(self) -> None:
+        if self._bar is not None:
+            self._bar.n = (self.model.num_timesteps if self.steps is not None
+                           else self._bar.total)
+            self._bar.refresh()
+            self._bar.close()
+            self._bar = None
+
+
+def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
+          num_envs: int | None = None, players: int = 2, seed: int = 0,
+          out_dir: str | Path = "runs/train", eval_every: int | None = None,
+          eval_games: int | None = None, pool_every: int | None = None,
+          progress: bool = True, torch_threads: int | None = None, verbose: int = 0,
+          ppo: dict[str, Any] | None = None, **options: Any) -> TrainResult:
+    """Train MaskablePPO by self-play on ``env_id`` (module docstring) and return the result.
+
+    ``minutes`` (wall time) or ``steps`` (learner env steps; set ``minutes=None``, or both:
+    whichever ends first) bound the run. ``eval_every``: learner steps between evaluations
+    (default: ``evals`` evaluations over the budget). ``pool_every``: PPO updates between
+    snapshots. ``ppo``: overrides of :data:`DEFAULTS` (PPO hyper-parameters and ``net_arch``,
+    ``pool_size``, ``random_weight``, ``evals``, ``eval_seed``). ``options``: game options
+    (``reward_mode``, ...; :data:`GAME_OPTIONS` fill in per-game defaults). ``torch_threads``
+    calls ``torch.set_num_threads`` (1 for bit-exact reproducibility across machines)."""
+    from card_envs.arena import resolve_env_id
+
+    if minutes is None and steps is None:
+        raise ValueError("give minutes or steps")
+    env_id = resolve_env_id(env_id)
+    cfg = {**DEFAULTS, **GAME_SETTINGS.get(env_id, {})}
+    unknown = set(ppo or {}) - set(cfg) - {"eval_seed"}
+    if unknown:
+        raise ValueError(f"unknown ppo settings {sorted(unknown)}; known: {sorted(cfg)}")
+    cfg.update(ppo or {})
+    for k, v in (("num_envs", num_envs), ("eval_games", eval_games), ("pool_every", pool_every)):
+        if v is not None:
+            cfg[k] = v
+    if "num_players" in options:
+        raise ValueError("set the number of seats with players=..., not num_players")
+    game_options = {**GAME_OPTIONS.get(env_id, {}), **options}
+    cfg.update(env_id=env_id, players=players, seed=seed, minutes=minutes, steps=steps,
+               eval_every=eval_every, options=game_options)
+
+    out = Path(out_dir)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    if torch_threads is not None:
+        torch.set_num_threads(torch_threads)
+    set_random_seed(seed)
+    torch.manual_seed(seed)
+
+    pool = SelfPlayPool(cfg["pool_size"], cfg["random_weight"])
+    with warnings.catch_warnings():  # BatchedVecEnv has no render_mode attribute
+        warnings.filterwarnings("ignore", message=".*render_mode")
+        venv = BatchedVecEnv(env_id, cfg["num_envs"], opponents=pool.pool, seed=seed,
+                             num_players=players, **game_options)
+    env: Any = venv
+    norm = cfg["normalize_reward"]
+    if norm is None:
+        norm = game_options.get("reward_mode") == "points"
+    if norm:  # rewards only: the policy still sees raw observations (and so do opponents)
+        env = VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=cfg["gamma"])
+    model = MaskablePPO(
+        "MlpPolicy", env, learning_rate=cfg["learning_rate"], n_steps=cfg["n_steps"],
+        batch_size=cfg["batch_size"], n_epochs=cfg["n_epochs"], gamma=cfg["gamma"],
+        gae_lambda=cfg["gae_lambda"], clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"],
+        vf_coef=cfg["vf_coef"], max_grad_norm=cfg["max_grad_norm"],
+        policy_kwargs=policy_kwargs(cfg),
+        tensorboard_log=str(out / "tb"), seed=seed, device="cpu", verbose=verbose)
+
+    budget_s = None if minutes is None else 60.0 * minutes
+    eval_every_s = None
+    if eval_every is None:
+        if steps is not None and (budget_s is None):
+            eval_every = max(1, steps // max(1, cfg["evals"]))
+        else:
+            eval_every_s = (budget_s or 0) / max(1, cfg["evals"])
+    cb = _Trainer(venv, pool, env_id, players, game_options, out, budget_s, steps, eval_every,
+                  eval_every_s, cfg["eval_games"], cfg.get("eval_seed", 12345 + seed),
+                  cfg["pool_every"], progress)
+    total = steps if steps is not None else 10**12
+    model.learn(total_timesteps=total, callback=cb, tb_log_name="ppo", progress_bar=False)
+    seconds = cb.elapsed()
+    if not cb.history or cb.history[-1]["updates"] != cb.updates:  # else: same parameters
+        cb.run_eval()
+    cb.logger.record("rollout/env_steps_per_s_mean", cb.steps_per_second())
+    cb.logger.dump(model.num_timesteps)
+    final_path = out / "final.zip"
+    model.save(final_path)
+    cfg["net_arch"] = list(cfg["net_arch"])
+    (out / "config.json").write_text(json.dumps(cfg, indent=1, default=str))
+    return TrainResult(env_id, players, model, out, final_path, cb.history,
+                       int(model.num_timesteps), cb.env_steps(), cb.updates, seconds,
+                       cb.rollout_s, cb.steps_per_second(), cfg)
+

@@ -1,0 +1,106 @@
+"""PPO self-play training (card_envs.training) and the rollout benchmark.
+
+One seeded Slide run (under 60 s) must beat random significantly; two short runs with the same
+seed must end with the same parameters and evaluation logs; train() writes its files; the
+rollout benchmark runs end to end with tiny sizes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="train extra")
+torch = pytest.importorskip("torch", reason="train extra")
+
+from card_envs.arena import run_arena  # noqa: E402
+from card_envs.training import TrainResult, train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SLIDE_STEPS = 30 * 4096  # learner steps of the main run (30 updates)
+
+
+@pytest.fixture(scope="module")
+def slide_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainResult, float]:
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("slide")
+    t0 = time.process_time()  # CPU time: the run is single-threaded, so this is its wall
+    # time on a quiet machine, and other processes on a busy one (xdist, CI) do not inflate it
+    res = train("slide_v0", minutes=None, steps=SLIDE_STEPS, seed=0, out_dir=out,
+                eval_games=50, progress=False, torch_threads=1, ppo={"evals": 2})
+    return res, time.process_time() - t0
+
+
+def test_slide_training_beats_random_significantly(slide_run: tuple[TrainResult, float]
+                                                   ) -> None:
+    from agents.ppo import PPOAgent
+
+    res, seconds = slide_run
+    assert seconds < 60, f"training took {seconds:.0f} s of CPU"
+    # a fresh evaluation on other deals than the training's evaluations, from the saved model
+    agent = PPOAgent("slide_v0", path=str(res.final_path))
+    arena = run_arena("slide_v0", [agent, "random"], games=200, seed=777, progress=False)
+    st = arena["ppo"]
+    lo, _ = st.ci95
+    assert st.win_rate > 0.6 and lo > 0.5, (st.win_rate, st.ci95)
+    first, last = res.history[0], res.history[-1]
+    assert last["random_win_rate"] > first["random_win_rate"]
+    assert res.env_steps_per_second > 0 and res.env_steps > res.learner_steps > 0
+
+
+def test_train_writes_its_files(slide_run: tuple[TrainResult, float]) -> None:
+    res, _ = slide_run
+    out = res.out_dir
+    assert res.final_path == out / "final.zip" and res.final_path.stat().st_size > 0
+    hist = json.loads((out / "history.json").read_text())
+    assert hist == json.loads(json.dumps(res.history))
+    assert [h["learner_steps"] for h in hist] == [0, SLIDE_STEPS // 2, SLIDE_STEPS]
+    for h in hist:
+        assert (out / h["checkpoint"]).is_file()
+        for opp in ("random", "heuristic"):
+            assert h[f"{opp}_ci_low"] <= h[f"{opp}_win_rate"] <= h[f"{opp}_ci_high"]
+    csv_lines = (out / "history.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + len(hist) and "random_win_rate" in csv_lines[0]
+    png = (out / "learning_curve.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    assert any((out / "tb").rglob("events.out.tfevents.*"))
+    assert json.loads((out / "config.json").read_text())["steps"] == SLIDE_STEPS
+    assert "random" in res.table() and "env steps/s" in res.table()
+
+
+def test_training_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    torch.set_num_threads(1)
+    kw = dict(minutes=None, steps=2 * 64 * 32, seed=3, eval_games=10, progress=False,
+              torch_threads=1, pool_every=1,
+              ppo={"n_steps": 32, "batch_size": 512, "evals": 1, "pool_size": 1})
+    runs = [train("slide_v0", out_dir=tmp_path / str(i), **kw) for i in range(2)]
+    a, b = (r.model.policy.state_dict() for r in runs)
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    strip = ("seconds", "env_steps_per_s", "eval_seconds")
+    logs = [[{k: v for k, v in h.items() if k not in strip} for h in r.history] for r in runs]
+    assert logs[0] == logs[1] and len(logs[0]) == 2
+    assert runs[0].env_steps == runs[1].env_steps
+    # a different seed trains differently
+    c = train("slide_v0", out_dir=tmp_path / "c", **{**kw, "seed": 4}).model.policy.state_dict()
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+
+
+def test_rollout_benchmark_smoke(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("rollout_bench",
+                                                  ROOT / "benchmarks" / "rollout.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "rollout.json"
+    mod.main(["--quick", "--envs", "4", "--n-steps", "4", "--seconds", "0.05", "--json",
+              str(out)])
+    d = json.loads(out.read_text())
+    assert {"machine", "versions", "results", "target_ratio"} <= set(d)
+    assert d["results"]
+    for row in d["results"]:  # one row per (net, loop) measured
+        assert row["num_envs"] == 4 and row["ratio"] > 0
+        for v in ("BatchedVecEnv", "DummyVecEnv"):
+            assert row[v]["median_env_steps_per_s"] > 0 and row[v]["env_steps"] > 0
