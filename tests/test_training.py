@@ -40,14 +40,18 @@ def test_slide_training_beats_random_significantly(slide_run: tuple[TrainResult,
 
     res, seconds = slide_run
     assert seconds < 60, f"training took {seconds:.0f} s of CPU"
-    # a fresh evaluation on other deals than the training's evaluations, from the saved model
-    agent = PPOAgent("slide_v0", path=str(res.final_path))
-    arena = run_arena("slide_v0", [agent, "random"], games=200, seed=777, progress=False)
-    st = arena["ppo"]
+    # a fresh evaluation on other deals than the training's evaluations, from the saved models
+    rates = {}
+    for name, path in (("final", res.final_path),
+                       ("initial", res.out_dir / res.history[0]["checkpoint"])):
+        agent = PPOAgent("slide_v0", path=str(path))
+        arena = run_arena("slide_v0", [agent, "random"], games=200, seed=777, progress=False)
+        rates[name] = arena["ppo"]
+    st = rates["final"]
     lo, _ = st.ci95
     assert st.win_rate > 0.6 and lo > 0.5, (st.win_rate, st.ci95)
-    first, last = res.history[0], res.history[-1]
-    assert last["random_win_rate"] > first["random_win_rate"]
+    # the untrained greedy policy already beats random in Slide (~75%): training must add to it
+    assert st.win_rate > rates["initial"].win_rate + 0.05, (st.win_rate, rates["initial"].win_rate)
     assert res.env_steps_per_second > 0 and res.env_steps > res.learner_steps > 0
 
 
