@@ -16,7 +16,8 @@ from agents.base import Agent, legal_actions
 
 class PPOAgent(Agent):
     """Plays the action of a saved MaskablePPO model, masked to the legal ones; greedy by
-    default (``deterministic=False`` samples from the policy with the agent's seed)."""
+    default (``deterministic=False`` samples from the policy with the agent's own seeded RNG,
+    ``self.rng``: torch's global RNG is never touched)."""
 
     name = "ppo"
 
@@ -44,17 +45,21 @@ class PPOAgent(Agent):
                              f"{env_id} with {game.num_players} players "
                              f"({game.obs_size}/{game.num_actions})")
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        if seed is not None:
-            import torch
-
-            torch.manual_seed(seed)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
         if legal.size == 1:
             return int(legal[0])
-        action, _ = self.model.predict(observation, action_masks=action_mask.astype(bool),
-                                       deterministic=self.deterministic)
-        return int(action)
+        if self.deterministic:
+            action, _ = self.model.predict(observation, action_masks=action_mask.astype(bool),
+                                           deterministic=True)
+            return int(action)
+        # sample with the agent's own RNG (self.rng), never torch's global one
+        import torch
+
+        policy = self.model.policy
+        obs, _ = policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            probs = policy.get_distribution(obs, action_mask.astype(bool)[None]) \
+                .distribution.probs[0].double().numpy()
+        p = probs[legal]
+        return int(self.rng.choices(legal.tolist(), weights=(p / p.sum()).tolist())[0])

@@ -9,8 +9,10 @@ both, three loops:
   Gumbel-max sampling and ``env.step``;
 * ``env``: uniformly random legal learner actions (numpy), no policy: the environments alone.
 
-Policies (``--nets``): ``train``, the :func:`card_envs.training.train` network, and ``sb3``,
-MlpPolicy's default (64x64 on the raw observation).
+Networks (``--nets``): ``train``, the :func:`card_envs.training.train` network, and ``sb3``,
+MlpPolicy's default (64x64 on the raw observation). Policy classes (``--policies``):
+``masked``, :class:`card_envs.policy.MaskedPolicy` (what training uses), and ``sb3``,
+sb3-contrib's ``MaskableActorCriticPolicy``.
 
 Counted: every move played (the learner's ``n_steps * B`` plus the opponents' moves:
 ``BatchedVecEnv.opponent_steps``, and for the single-agent envs the engine's own move counter)
@@ -72,9 +74,11 @@ class CountingEnv(SingleAgentEnv):
 
 
 def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
-          options: dict[str, Any], net: str = "train") -> tuple[Any, Any]:
+          options: dict[str, Any], net: str = "train", policy: str = "masked"
+          ) -> tuple[Any, Any]:
     """(model ready to collect, moves counter); ``net``: "train" (the training defaults) or
-    "sb3" (MlpPolicy's default)."""
+    "sb3" (MlpPolicy's default); ``policy``: "masked" (:class:`card_envs.policy.MaskedPolicy`,
+    what training uses) or "sb3" (sb3-contrib's ``MaskableActorCriticPolicy``)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -93,7 +97,10 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
         venv = DummyVecEnv([lambda e=e: e for e in envs])
         venv.seed(seed)
         moves = lambda: sum(e.moves for e in envs) - model.num_timesteps  # noqa: E731
-    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=n_steps * B,
+    from card_envs.policy import MaskedPolicy
+
+    model = MaskablePPO(MaskedPolicy if policy == "masked" else "MlpPolicy", venv,
+                        n_steps=n_steps, batch_size=n_steps * B,
                         seed=seed, device="cpu",
                         policy_kwargs=policy_kwargs() if net == "train" else None)
     model._setup_learn(total_timesteps=10**12)
@@ -174,8 +181,8 @@ def measure(model: Any, moves: Any, loop: str, n_steps: int, seconds: float,
     return n / dt, n, probe.other if probe.other is not None else float("nan")
 
 
-def _measure_pair(env_id: str, B: int, net: str, loop: str, built: dict[str, Any],
-                  args: argparse.Namespace) -> dict[str, Any]:
+def _measure_pair(env_id: str, B: int, net: str, policy: str, loop: str,
+                  built: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """Both variants, round-robin ``repeats`` times; one result row."""
     rates: dict[str, list[float]] = {V_BATCHED: [], V_DUMMY: []}
     loads: dict[str, list[float]] = {V_BATCHED: [], V_DUMMY: []}
@@ -189,7 +196,7 @@ def _measure_pair(env_id: str, B: int, net: str, loop: str, built: dict[str, Any
             counts[v] += n
     med = {v: statistics.median(x) for v, x in rates.items()}
     row: dict[str, Any] = {"game": env_id, "num_players": args.players, "num_envs": B,
-                           "net": net, "loop": loop, "n_steps": args.n_steps,
+                           "net": net, "policy": policy, "loop": loop, "n_steps": args.n_steps,
                            "ratio": med[V_BATCHED] / med[V_DUMMY] if med[V_DUMMY] else None}
     for v in (V_BATCHED, V_DUMMY):
         row[v] = {"median_env_steps_per_s": med[v], "min": min(rates[v]),
@@ -212,9 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--loops", default=",".join(LOOPS), help=f"comma-separated, of {list(LOOPS)}")
     p.add_argument("--nets", default="train,sb3", help="policy network: 'train' (the "
                    "training defaults) and/or 'sb3' (MlpPolicy's default 64x64)")
+    p.add_argument("--policies", default="masked", help="policy class: 'masked' "
+                   "(card_envs.policy.MaskedPolicy, what training uses) and/or 'sb3' "
+                   "(sb3-contrib's MaskableActorCriticPolicy)")
     p.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
+    p.add_argument("--numba-threads", type=int, default=None, help="numba.set_num_threads "
+                   "(default: numba's, all cores; use 1 when another process is busy: a "
+                   "parallel step waits for its slowest thread)")
     p.add_argument("--quick", action="store_true", help="smoke run: 0.2 s, 1 repeat")
     p.add_argument("--strict", action="store_true",
                    help="exit status 1 if a collect_rollouts ratio is below the target")
@@ -228,11 +241,17 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
+    if args.numba_threads:
+        numba.set_num_threads(args.numba_threads)
     started = _dt.datetime.now(_dt.UTC)
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     sizes = [int(b) for b in args.envs.split(",")]
     loops = [x.strip() for x in args.loops.split(",") if x.strip()]
     nets = [x.strip() for x in args.nets.split(",") if x.strip()]
+    policies = [x.strip() for x in args.policies.split(",") if x.strip()]
+    for x in policies:
+        if x not in ("masked", "sb3"):
+            p.error(f"unknown policy {x!r}: 'masked' or 'sb3'")
     for x in loops:
         if x not in LOOPS:
             p.error(f"unknown loop {x!r}; known: {list(LOOPS)}")
@@ -245,17 +264,17 @@ def main(argv: list[str] | None = None) -> int:
         if env_id == "op_glad_ijs_v0":
             opts["max_turned"] = 200
         for B in sizes:
-            for net in nets:
-                built = {v: build(v, env_id, B, args.n_steps, 0, opts, net)
+            for net, pol in [(n, q) for n in nets for q in policies]:
+                built = {v: build(v, env_id, B, args.n_steps, 0, opts, net, pol)
                          for v in (V_BATCHED, V_DUMMY)}
                 for model, _ in built.values():  # warm-up (compilation, caches)
                     collect(model, 2)
                 for loop in loops:
-                    if net == "sb3" and loop == "env":
+                    if (net == "sb3" or pol == "sb3") and loop == "env":
                         continue  # no policy in that loop: same as with net "train"
-                    rows.append(_measure_pair(env_id, B, net, loop, built, args))
+                    rows.append(_measure_pair(env_id, B, net, pol, loop, built, args))
                     r = rows[-1]
-                    log(f"  {env_id} B={B} {net} {loop}: batched "
+                    log(f"  {env_id} B={B} {net} {pol} {loop}: batched "
                         f"{r[V_BATCHED]['median_env_steps_per_s']:,.0f}/s, dummy "
                         f"{r[V_DUMMY]['median_env_steps_per_s']:,.0f}/s")
 
@@ -264,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
           f"torch threads {args.threads}, numba threads {numba.get_num_threads()}")
     print("loops: collect_rollouts = MaskablePPO.collect_rollouts; policy = policy forward + "
           "masked sampling + env.step; env = random legal learner actions, no policy")
-    print("nets: train = card_envs.training defaults; sb3 = MlpPolicy's default (64x64)")
-    print(f"{'game':<14}{'B':>6}  {'net':<6}{'loop':<17}{'BatchedVecEnv':>14}"
+    print("nets: train = card_envs.training defaults; sb3 = MlpPolicy's default (64x64); "
+          "policies: masked = card_envs.policy.MaskedPolicy, sb3 = MaskableActorCriticPolicy")
+    print(f"{'game':<14}{'B':>6}  {'net':<6}{'policy':<7}{'loop':<17}{'BatchedVecEnv':>14}"
           f"{'DummyVecEnv':>13}{'ratio':>8}{'load':>6}  target")
     ok = True
     for r in rows:
@@ -274,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         passed = ratio >= TARGET_RATIO
         if r["loop"] == "collect_rollouts":
             ok &= passed
-        print(f"{r['game']:<14}{r['num_envs']:>6}  {r['net']:<6}{r['loop']:<17}"
+        print(f"{r['game']:<14}{r['num_envs']:>6}  {r['net']:<6}{r['policy']:<7}{r['loop']:<17}"
               f"{r[V_BATCHED]['median_env_steps_per_s']:>14,.0f}"
               f"{r[V_DUMMY]['median_env_steps_per_s']:>13,.0f}{ratio:>7.1f}x{load:>6.2f}  "
               f"{'PASS' if passed else 'FAIL'} (>= {TARGET_RATIO:.0f}x)")

@@ -224,10 +224,9 @@ class BatchedVecEnv(VecEnv):
 
     def env_method(self, method_name: str, *args: Any, indices: Any = None,
                    **kwargs: Any) -> list[Any]:
-        idx = self._indices(indices)
-        if method_name == "action_masks":
+        if method_name == "action_masks":  # sb3-contrib's get_action_masks: np.stack(...)
             masks = self.action_masks()
-            return [masks[i] for i in idx]
+            return list(masks) if indices is None else [masks[i] for i in self._indices(indices)]
         raise AttributeError(f"BatchedVecEnv games have no method {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
