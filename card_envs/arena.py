@@ -621,8 +621,9 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
     ``workers <= 0``: one per CPU core); results do not depend on ``workers``."""
     import os
 
-    from tqdm.auto import tqdm
+    from card_envs.core.progress import tqdm_class
 
+    tqdm = tqdm_class()
     env_id = resolve_env_id(env_id)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
