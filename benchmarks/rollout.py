@@ -76,15 +76,31 @@ class CountingEnv(SingleAgentEnv):
 def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
           options: dict[str, Any], net: str = "train", policy: str = "masked"
           ) -> tuple[Any, Any]:
-    """(model ready to collect, moves counter); ``net``: "train" (the training defaults) or
-    "sb3" (MlpPolicy's default); ``policy``: "masked" (:class:`card_envs.policy.MaskedPolicy`,
-    what training uses) or "sb3" (sb3-contrib's ``MaskableActorCriticPolicy``)."""
+    """(model ready to collect, moves counter); ``net``: "train" (exactly the network
+    :func:`card_envs.training.train` builds for this game: ``policy_spec``, with the game's
+    action-aligned features if it has some) or "sb3" (MlpPolicy's default 64x64 on the raw
+    observation); ``policy``: "masked" (:class:`card_envs.policy.MaskedPolicy` and its
+    subclasses, what training uses) or "sb3" (sb3-contrib's ``MaskableActorCriticPolicy``;
+    not for a network with an action-aligned head)."""
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from card_envs.policy import MaskedPolicy
+    from card_envs.registry import env_class
     from card_envs.sb3 import BatchedVecEnv
-    from card_envs.training import policy_kwargs
+    from card_envs.training import policy_spec
 
+    game = env_class(env_id).game_class(**options)
+    if net == "train":
+        cls, kwargs = policy_spec(env_id, game.obs_size, game.num_players, game.num_actions)
+    else:
+        cls, kwargs = MaskedPolicy, None
+    if policy == "sb3":
+        if cls is not MaskedPolicy:
+            raise ValueError(f"{env_id}: the training network has its own policy class "
+                             f"({cls.__name__}); no sb3-contrib equivalent")
+        cls = MaskableActorCriticPolicy
     if variant == V_BATCHED:
         with warnings.catch_warnings():  # BatchedVecEnv has no render_mode attribute
             warnings.filterwarnings("ignore", message=".*render_mode")
@@ -97,12 +113,8 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
         venv = DummyVecEnv([lambda e=e: e for e in envs])
         venv.seed(seed)
         moves = lambda: sum(e.moves for e in envs) - model.num_timesteps  # noqa: E731
-    from card_envs.policy import MaskedPolicy
-
-    model = MaskablePPO(MaskedPolicy if policy == "masked" else "MlpPolicy", venv,
-                        n_steps=n_steps, batch_size=n_steps * B,
-                        seed=seed, device="cpu",
-                        policy_kwargs=policy_kwargs() if net == "train" else None)
+    model = MaskablePPO(cls, venv, n_steps=n_steps, batch_size=n_steps * B, seed=seed,
+                        device="cpu", policy_kwargs=kwargs)
     model._setup_learn(total_timesteps=10**12)
     return model, moves
 
@@ -265,8 +277,12 @@ def main(argv: list[str] | None = None) -> int:
             opts["max_turned"] = 200
         for B in sizes:
             for net, pol in [(n, q) for n in nets for q in policies]:
-                built = {v: build(v, env_id, B, args.n_steps, 0, opts, net, pol)
-                         for v in (V_BATCHED, V_DUMMY)}
+                try:
+                    built = {v: build(v, env_id, B, args.n_steps, 0, opts, net, pol)
+                             for v in (V_BATCHED, V_DUMMY)}
+                except ValueError as e:
+                    log(f"  skipped: {e}")
+                    continue
                 for model, _ in built.values():  # warm-up (compilation, caches)
                     collect(model, 2)
                 for loop in loops:

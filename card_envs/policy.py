@@ -1,5 +1,12 @@
-"""A leaner MaskablePPO policy for ``Discrete`` action spaces: the same masked categorical
-distribution as sb3-contrib's ``MaskableActorCriticPolicy``, computed in one pass.
+"""The policy networks of :mod:`card_envs.training`: a leaner MaskablePPO policy, the observation
+features and the action-aligned head.
+
+* :class:`MaskedPolicy`: sb3-contrib's ``MaskableActorCriticPolicy`` for ``Discrete`` actions
+  with the same masked categorical distribution computed in one pass (below);
+* :class:`ObsFeatures`: symlog and one-hot features of the integer observation, plus the game's
+  own (action-aligned) features when it has some (``card_envs.training.GAME_FEATURES``);
+* :class:`ActionFeaturePolicy`: a :class:`MaskedPolicy` whose logits add a score per action
+  computed from that action's features by one small network shared by all actions.
 
 >>> from sb3_contrib import MaskablePPO
 >>> from card_envs.policy import MaskedPolicy
@@ -27,14 +34,19 @@ the sampled actions follow the same distribution but use the torch RNG different
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-__all__ = ["FastTanh", "MaskedPolicy", "masked_log_softmax"]
+__all__ = ["ActionFeaturePolicy", "FastTanh", "MaskedPolicy", "ObsFeatures",
+           "masked_log_softmax"]
 
 HUGE_NEG = -1e8  # sb3-contrib's masking constant
 
@@ -116,3 +128,211 @@ class MaskedPolicy(MaskableActorCriticPolicy):
         latent_pi = self.mlp_extractor.forward_actor(features)
         return _sample(masked_log_softmax(self.action_net(latent_pi), action_masks),
                        deterministic)
+
+
+class ObsFeatures(BaseFeaturesExtractor):
+    """Features of an integer observation vector: ``symlog(x) = sign(x) log(1 + |x|)`` of every
+    entry, and a one-hot code of every entry whose declared range ``low..high`` has 3 to
+    ``one_hot_max`` values (card codes, cells, small counts: an MLP reads them far more easily
+    than one scaled number), the limit lowered until the one-hot part has at most
+    ``one_hot_budget`` columns; ``one_hot_max=0``: symlog only. Values outside the declared
+    range get no one-hot bit.
+
+    ``embed_dim=0``: the features are ``[symlog(x), one_hot(x)]`` (no parameters).
+    ``embed_dim=d``: a first layer shared by policy and value, ``tanh(W symlog(x) +
+    sum of the one-hot entries' embeddings)``, ``d`` features: the same function as a linear
+    layer on the concatenation, at the cost of a lookup per entry instead of a dense product.
+
+    ``game_features="module:Class"`` (see :data:`GAME_FEATURES`; built with ``game_kwargs``):
+    the game's own features are appended, ``[base, global, per_action]`` with the per-action
+    block flattened feature-major (``F`` rows of ``A`` values); ``global_dim`` is then the
+    width of ``[base, global]`` and ``action_shape`` ``(A, F)`` the shape of the game
+    module's per-action output (:class:`ActionFeaturePolicy` scores it
+    per action; a plain ``MlpPolicy`` reads it as more inputs). Without game features
+    ``global_dim == features_dim`` and ``action_shape is None``."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, one_hot_max: int = 40,
+                 one_hot_budget: int = 1024, embed_dim: int = 0,
+                 game_features: str | None = None,
+                 game_kwargs: dict[str, Any] | None = None) -> None:
+        low = np.asarray(observation_space.low, np.int64).ravel()
+        high = np.asarray(observation_space.high, np.int64).ravel()
+        width = high - low + 1
+        limit = one_hot_max
+        while limit >= 3 and width[(width >= 3) & (width <= limit)].sum() > one_hot_budget:
+            limit -= 1
+        cols = np.flatnonzero((width >= 3) & (width <= limit))
+        offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
+        n_hot = int(offsets[-1])
+        game = _load_features(game_features, low.size, game_kwargs) if game_features else None
+        base = embed_dim or low.size + n_hot
+        extra = 0 if game is None else game.global_dim
+        action_shape = None if game is None else (game.num_actions, game.action_dim)
+        per_action = 0 if action_shape is None else action_shape[0] * action_shape[1]
+        super().__init__(observation_space, base + extra + per_action)
+        self.game = game
+        self.global_dim = base + extra
+        self.action_shape = action_shape
+        self.register_buffer("cols", torch.as_tensor(cols), persistent=False)
+        self.register_buffer("low", torch.as_tensor(low[cols]), persistent=False)
+        self.register_buffer("width", torch.as_tensor(width[cols]), persistent=False)
+        self.register_buffer("offsets", torch.as_tensor(offsets[:-1]), persistent=False)
+        self.n_hot = n_hot
+        self.embed_dim = embed_dim
+        if embed_dim:
+            self.dense = torch.nn.Linear(low.size, embed_dim)
+            self.embed = torch.nn.EmbeddingBag(n_hot + 1, embed_dim, mode="sum",
+                                               padding_idx=n_hot)
+            torch.nn.init.normal_(self.embed.weight, 0.0, 1.0 / math.sqrt(max(1, cols.size)))
+            with torch.no_grad():
+                self.embed.weight[n_hot].zero_()
+
+    def _hot_index(self, x: torch.Tensor) -> torch.Tensor:
+        """Column of every one-hot entry's bit (``n_hot`` for a value out of range)."""
+        v = x[:, self.cols].round().long() - self.low
+        ok = (v >= 0) & (v < self.width)
+        return torch.where(ok, v + self.offsets, self.n_hot)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        base = self._base(observations)
+        if self.game is None:
+            return base
+        glob, act = self.game(observations.flatten(1))
+        # feature-major: the per-action block is (F, A) (a copy-free flatten when the game
+        # module builds its (B, A, F) output as a transposed (B, F, A) tensor)
+        return torch.cat([base, glob, act.transpose(1, 2).flatten(1)], dim=1)
+
+    def _base(self, observations: torch.Tensor) -> torch.Tensor:
+        x = observations.flatten(1)
+        feats = torch.sign(x) * torch.log1p(torch.abs(x))
+        if self.embed_dim:
+            out = self.dense(feats)
+            if self.n_hot:
+                out = out + self.embed(self._hot_index(x))
+            return torch.tanh(out)
+        if not self.n_hot:
+            return feats
+        hot = torch.zeros(x.shape[0], self.n_hot + 1, dtype=x.dtype, device=x.device)
+        hot.scatter_(1, self._hot_index(x), 1.0)
+        return torch.cat([feats, hot[:, :self.n_hot]], dim=1)
+
+
+def _load_features(spec: str, obs_size: int, kwargs: dict[str, Any] | None) -> Any:
+    import importlib
+
+    mod, _, name = spec.partition(":")
+    return getattr(importlib.import_module(mod), name)(obs_size, **(kwargs or {}))
+
+
+# ------------------------------------------------------------------------------------------
+# policy with an action-aligned head
+# ------------------------------------------------------------------------------------------
+def _mlp(sizes: Sequence[int], act: type[torch.nn.Module]) -> torch.nn.Sequential:
+    layers: list[torch.nn.Module] = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(act())
+    return torch.nn.Sequential(*layers)
+
+
+class _ActionMlpExtractor(torch.nn.Module):
+    """SB3's policy/value MLPs on the global features, plus a per-action score: a net shared by
+    all actions on ``[per-action features, context]`` (``context``: ``tanh`` of a linear map of
+    the policy MLP's output). ``latent_pi = [policy MLP output, one score per action]``.
+
+    Convention: per-action feature 0 is the game's "legal" flag, 1 for (at least) every action
+    the mask allows; only those rows are scored (the others get 0, and are masked)."""
+
+    def __init__(self, global_dim: int, action_shape: tuple[int, int], net_arch: Any,
+                 activation_fn: type[torch.nn.Module], scorer_arch: Sequence[int],
+                 context_dim: int) -> None:
+        from stable_baselines3.common.torch_layers import MlpExtractor
+
+        super().__init__()
+        self.global_dim = global_dim
+        self.num_actions, self.action_dim = action_shape
+        self.mlp = MlpExtractor(global_dim, net_arch=net_arch, activation_fn=activation_fn)
+        self.hidden_pi = self.mlp.latent_dim_pi
+        self.context = torch.nn.Linear(self.hidden_pi, context_dim) if context_dim else None
+        self.scorer = _mlp([self.action_dim + context_dim, *scorer_arch, 1], torch.nn.ReLU)
+        self.latent_dim_pi = self.hidden_pi + self.num_actions
+        self.latent_dim_vf = self.mlp.latent_dim_vf
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        h = self.mlp.forward_actor(features[:, :self.global_dim])
+        a = features[:, self.global_dim:].reshape(-1, self.action_dim, self.num_actions)
+        # score only the actions whose first feature (the game's "legal" flag, a superset of
+        # the action mask) is set: illegal actions are masked anyway
+        bi, ai = (a[:, 0] > 0).nonzero(as_tuple=True)
+        rows = a[bi, :, ai]
+        if self.context is not None:
+            rows = torch.cat([rows, torch.tanh(self.context(h))[bi]], dim=1)
+        scores = torch.zeros(a.shape[0], self.num_actions, dtype=h.dtype, device=h.device)
+        scores = scores.index_put((bi, ai), self.scorer(rows).squeeze(-1))
+        return torch.cat([h, scores], dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.mlp.forward_critic(features[:, :self.global_dim])
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class _AlignedHead(torch.nn.Module):
+    """Action logits ``linear(h) + score``: ``latent_pi = [h, one score per action]``."""
+
+    def __init__(self, hidden: int, num_actions: int) -> None:
+        super().__init__()
+        self.hidden = hidden
+        self.linear = torch.nn.Linear(hidden, num_actions)
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return self.linear(latent[:, :self.hidden]) + latent[:, self.hidden:]
+
+
+class ActionFeaturePolicy(MaskedPolicy):
+    """The MLP policy (:class:`card_envs.policy.MaskedPolicy`: sb3-contrib's masked policy with
+    the distribution computed in one pass) with an action-aligned head for games with
+    per-action features
+    (:class:`ObsFeatures` with ``game_features``): the logit of action ``a`` is ``linear(h)[a]
+    + scorer([features of a, context(h)])``, ``h`` the policy MLP's output on the global
+    features, the scorer (``scorer_arch`` hidden layers, ReLU) shared by all actions, so what
+    is learned about one action (say "a move onto a 3-point card") holds for every penguin,
+    direction and distance at once. The value MLP reads the global features. Without
+    per-action features it is the plain MLP policy. Saved models refer to this class
+    (``card_envs.policy.ActionFeaturePolicy``)."""
+
+    def __init__(self, *args: Any, scorer_arch: Sequence[int] = (64,), context_dim: int = 8,
+                 **kwargs: Any) -> None:
+        self.scorer_arch = [int(h) for h in scorer_arch]
+        self.context_dim = int(context_dim)
+        super().__init__(*args, **kwargs)
+
+    def _aligned(self) -> bool:
+        return getattr(self.features_extractor, "action_shape", None) is not None
+
+    def _build_mlp_extractor(self) -> None:
+        if not self._aligned():
+            super()._build_mlp_extractor()
+            return
+        fx = self.features_extractor
+        self.mlp_extractor = _ActionMlpExtractor(fx.global_dim, fx.action_shape, self.net_arch,
+                                                 self.activation_fn, self.scorer_arch,
+                                                 self.context_dim)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        if not self._aligned():
+            return
+        ext = self.mlp_extractor
+        self.action_net = _AlignedHead(ext.hidden_pi, ext.num_actions)
+        self.init_weights(self.action_net.linear, gain=0.01)
+        self.init_weights(ext.scorer[-1], gain=0.01)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(scorer_arch=self.scorer_arch, context_dim=self.context_dim)
+        return data

@@ -34,14 +34,23 @@ moves played (``BatchedVecEnv.opponent_steps``) over the wall time of ``collect_
 
 **Observations** go through :class:`ObsFeatures`: ``symlog(x) = sign(x) log(1 + |x|)`` of every
 entry (the raw int observations range from 0/1 flags to scores in the hundreds) plus a one-hot
-code of the entries with a small declared range (card codes, cells).
+code of the entries with a small declared range (card codes, cells), plus, for the games of
+:data:`GAME_FEATURES` (Isflak, Slide), the game's action-aligned features: a feature vector per
+action computed from the observation alone (Isflak: the card a move lands on and what is in
+reach from there; Slide: the grid after a push, scored). :class:`ActionFeaturePolicy` scores
+them with one small network shared by all actions, added to the MLP's logits.
+
+**Reward shaping** (``shaping``, on for Isflak and Slide in :data:`GAME_SETTINGS`):
+potential-based (:class:`PotentialShaping`, :data:`GAME_POTENTIALS`), so a whole game's shaped
+return is its true return (the shaping telescopes to ``-c phi(s_0) = 0``); it gives every move
+a signal instead of +-1 at the end. ``heuristic_weight`` adds the game's heuristic agent to the
+training opponents (:class:`AgentOpponent`; default 0).
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import math
 import random
 import sys
 import time
@@ -54,22 +63,28 @@ from typing import Any
 import numpy as np
 
 try:
-    import gymnasium
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import VecNormalize
+    from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
 except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError("card_envs.training needs the train extra: "
                       "pip install 'card-envs[train]'") from e
 
+from card_envs.policy import (  # noqa: F401  (re-exported: saved models name them here)
+    ActionFeaturePolicy,
+    MaskedPolicy,
+    ObsFeatures,
+    _load_features,
+)
 from card_envs.sb3 import BatchedVecEnv, PolicyOpponent
 from card_envs.single_agent import OpponentPool
 
-__all__ = ["DEFAULTS", "GAME_OPTIONS", "GAME_SETTINGS", "ObsFeatures", "SelfPlayPool",
-           "TrainResult", "evaluate", "plot_history", "policy_kwargs", "train"]
+__all__ = ["DEFAULTS", "GAME_FEATURES", "GAME_OPTIONS", "GAME_POTENTIALS", "GAME_SETTINGS",
+           "ActionFeaturePolicy", "AgentOpponent", "ObsFeatures", "PotentialShaping",
+           "SelfPlayPool", "TrainResult", "evaluate", "game_features", "plot_history",
+           "policy_kwargs", "policy_spec", "train"]
 
 #: PPO and self-play defaults (any of them can be passed to :func:`train`).
 DEFAULTS: dict[str, Any] = {
@@ -90,9 +105,36 @@ DEFAULTS: dict[str, Any] = {
     "pool_every": 10,        # PPO updates between two snapshots of the learner
     "pool_size": 2,          # newest snapshots kept in the pool (plus "random")
     "random_weight": 0.5,    # share of episodes against "random"
+    "heuristic_weight": 0.0,  # share of episodes against the game's "heuristic" agent
     "eval_games": 200,
     "evals": 8,
     "normalize_reward": None,  # VecNormalize the rewards (None: only with reward_mode="points")
+    "game_features": True,   # add the GAME_FEATURES module of the game, if it has one
+    "action_head": True,     # per-action features scored by a shared net (ActionFeaturePolicy)
+    "scorer_arch": (64,),    # that shared per-action scorer's hidden layers
+    "context_dim": 8,        # state context fed to the scorer from the policy MLP (0: none)
+    "shaping": 0.0,          # > 0: potential-based reward shaping with GAME_POTENTIALS
+}
+
+#: Per-game observation feature modules (``"module:Class"``), added to :class:`ObsFeatures`
+#: when ``game_features`` is on. The class is built as ``Class(obs_size, num_players=n,
+#: num_actions=A)`` (a ``ValueError`` there: no extra features for that configuration, with a
+#: warning), has ``global_dim`` and ``action_dim`` and maps a ``(B, obs)`` float tensor to
+#: ``(global (B, global_dim), per_action (B, A, action_dim))``: pure functions of the
+#: observation.
+GAME_FEATURES: dict[str, str] = {
+    "isflak_v0": "card_envs.isflak.features:RayFeatures",
+    "slide_v0": "card_envs.slide.features:PushFeatures",
+}
+
+#: Per-game potentials for reward shaping (``"module:function"``): ``function(obs (B, L)
+#: numpy, num_players) -> (B,)`` from the learner's observations alone, 0 at the start of a
+#: game. With ``shaping=c > 0`` the learner's reward gets ``c (gamma phi(s') - phi(s))``
+#: (``phi(s') = 0`` when the game ended): a dense signal whose discounted sum over a game is
+#: ``-c phi(s_0) = 0``, so the objective is unchanged (Ng et al. 1999) up to the discount.
+GAME_POTENTIALS: dict[str, str] = {
+    "isflak_v0": "card_envs.isflak.features:potential",
+    "slide_v0": "card_envs.slide.features:potential",
 }
 
 #: Game options used for training unless given (shorter Op Glad IJs episodes).
@@ -104,93 +146,143 @@ GAME_OPTIONS: dict[str, dict[str, Any]] = {
 #: evaluations).
 GAME_SETTINGS: dict[str, dict[str, Any]] = {
     "op_glad_ijs_v0": {"eval_games": 60, "evals": 4},
+    # the action-aligned features make updates slower (about 2.5 s instead of 1.5 s): 4
+    # evaluations (of ~17 s each) leave more of a 15-minute budget to training
+    "isflak_v0": {"shaping": 1.0, "evals": 4},
+    "slide_v0": {"shaping": 1.0, "evals": 4},
 }
 
 EVAL_OPPONENTS = ("random", "heuristic")
 
 
-class ObsFeatures(BaseFeaturesExtractor):
-    """Features of an integer observation vector: ``symlog(x) = sign(x) log(1 + |x|)`` of every
-    entry, and a one-hot code of every entry whose declared range ``low..high`` has 3 to
-    ``one_hot_max`` values (card codes, cells, small counts: an MLP reads them far more easily
-    than one scaled number), the limit lowered until the one-hot part has at most
-    ``one_hot_budget`` columns; ``one_hot_max=0``: symlog only. Values outside the declared
-    range get no one-hot bit.
-
-    ``embed_dim=0``: the features are ``[symlog(x), one_hot(x)]`` (no parameters).
-    ``embed_dim=d``: a first layer shared by policy and value, ``tanh(W symlog(x) +
-    sum of the one-hot entries' embeddings)``, ``d`` features: the same function as a linear
-    layer on the concatenation, at the cost of a lookup per entry instead of a dense product."""
-
-    def __init__(self, observation_space: gymnasium.spaces.Box, one_hot_max: int = 40,
-                 one_hot_budget: int = 1024, embed_dim: int = 0) -> None:
-        low = np.asarray(observation_space.low, np.int64).ravel()
-        high = np.asarray(observation_space.high, np.int64).ravel()
-        width = high - low + 1
-        limit = one_hot_max
-        while limit >= 3 and width[(width >= 3) & (width <= limit)].sum() > one_hot_budget:
-            limit -= 1
-        cols = np.flatnonzero((width >= 3) & (width <= limit))
-        offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
-        n_hot = int(offsets[-1])
-        super().__init__(observation_space, embed_dim or low.size + n_hot)
-        self.register_buffer("cols", torch.as_tensor(cols), persistent=False)
-        self.register_buffer("low", torch.as_tensor(low[cols]), persistent=False)
-        self.register_buffer("width", torch.as_tensor(width[cols]), persistent=False)
-        self.register_buffer("offsets", torch.as_tensor(offsets[:-1]), persistent=False)
-        self.n_hot = n_hot
-        self.embed_dim = embed_dim
-        if embed_dim:
-            self.dense = torch.nn.Linear(low.size, embed_dim)
-            self.embed = torch.nn.EmbeddingBag(n_hot + 1, embed_dim, mode="sum",
-                                               padding_idx=n_hot)
-            torch.nn.init.normal_(self.embed.weight, 0.0, 1.0 / math.sqrt(max(1, cols.size)))
-            with torch.no_grad():
-                self.embed.weight[n_hot].zero_()
-
-    def _hot_index(self, x: torch.Tensor) -> torch.Tensor:
-        """Column of every one-hot entry's bit (``n_hot`` for a value out of range)."""
-        v = x[:, self.cols].round().long() - self.low
-        ok = (v >= 0) & (v < self.width)
-        return torch.where(ok, v + self.offsets, self.n_hot)
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        x = observations.flatten(1)
-        feats = torch.sign(x) * torch.log1p(torch.abs(x))
-        if self.embed_dim:
-            out = self.dense(feats)
-            if self.n_hot:
-                out = out + self.embed(self._hot_index(x))
-            return torch.tanh(out)
-        if not self.n_hot:
-            return feats
-        hot = torch.zeros(x.shape[0], self.n_hot + 1, dtype=x.dtype, device=x.device)
-        hot.scatter_(1, self._hot_index(x), 1.0)
-        return torch.cat([feats, hot[:, :self.n_hot]], dim=1)
-
-
-def policy_kwargs(cfg: dict[str, Any] | None = None) -> dict[str, Any]:
-    """MaskablePPO ``policy_kwargs`` for the settings ``cfg`` (default :data:`DEFAULTS`)."""
+def game_features(env_id: str, obs_size: int, num_players: int, num_actions: int,
+                  cfg: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]] | None:
+    """``(spec, kwargs)`` of the :data:`GAME_FEATURES` module for this configuration, or
+    ``None`` (no entry, ``game_features`` off, or the module does not support the
+    configuration: a warning says so and the run goes on with the base features)."""
     cfg = {**DEFAULTS, **(cfg or {})}
-    return {"net_arch": list(cfg["net_arch"]), "features_extractor_class": ObsFeatures,
-            "features_extractor_kwargs": {"one_hot_max": int(cfg["one_hot_max"]),
-                                          "embed_dim": int(cfg["embed_dim"])}}
+    spec = GAME_FEATURES.get(env_id)
+    if not spec or not cfg["game_features"]:
+        return None
+    kwargs = {"num_players": int(num_players), "num_actions": int(num_actions)}
+    try:
+        _load_features(spec, obs_size, kwargs)
+    except ValueError as e:
+        warnings.warn(f"{spec}: {e}; training without game features", stacklevel=2)
+        return None
+    return spec, kwargs
+
+
+def policy_kwargs(cfg: dict[str, Any] | None = None,
+                  features: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """MaskablePPO ``policy_kwargs`` for the settings ``cfg`` (default :data:`DEFAULTS`) and
+    the game features ``features`` (from :func:`game_features`; ``None``: none)."""
+    cfg = {**DEFAULTS, **(cfg or {})}
+    fx: dict[str, Any] = {"one_hot_max": int(cfg["one_hot_max"]),
+                          "embed_dim": int(cfg["embed_dim"])}
+    out: dict[str, Any] = {"net_arch": list(cfg["net_arch"]),
+                           "features_extractor_class": ObsFeatures,
+                           "features_extractor_kwargs": fx}
+    if features is not None:
+        fx["game_features"], fx["game_kwargs"] = features[0], dict(features[1])
+        if cfg["action_head"]:
+            out["scorer_arch"] = [int(h) for h in cfg["scorer_arch"]]
+            out["context_dim"] = int(cfg["context_dim"])
+    return out
+
+
+def policy_spec(env_id: str, obs_size: int, num_players: int, num_actions: int,
+                cfg: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    """``(policy, policy_kwargs)`` for MaskablePPO: :class:`ActionFeaturePolicy` when the game
+    has per-action features and ``action_head`` is on, else :class:`MaskedPolicy`."""
+    cfg = {**DEFAULTS, **(cfg or {})}
+    feats = game_features(env_id, obs_size, num_players, num_actions, cfg)
+    kw = policy_kwargs(cfg, feats)
+    return (ActionFeaturePolicy if "scorer_arch" in kw else MaskedPolicy), kw
 
 
 # ------------------------------------------------------------------------------------------
 # self-play pool
 # ------------------------------------------------------------------------------------------
-class SelfPlayPool:
-    """The opponents of a :class:`BatchedVecEnv`: ``"random"`` and up to ``size`` frozen
-    snapshots of the learner, drawn per episode (``random_weight`` of the episodes against
-    random). A new snapshot replaces the oldest one in its slot (games already playing that
-    slot continue against the newer snapshot)."""
+def _load_function(spec: str) -> Any:
+    import importlib
 
-    def __init__(self, size: int, random_weight: float) -> None:
+    mod, _, name = spec.partition(":")
+    return getattr(importlib.import_module(mod), name)
+
+
+class PotentialShaping(VecEnvWrapper):
+    """Potential-based reward shaping (:data:`GAME_POTENTIALS`): adds ``scale * (gamma *
+    phi(obs') - phi(obs))`` to each reward, ``phi = 0`` after the end of a game (the next
+    observation is then the new game's first, whose potential is kept for the next step).
+    ``infos[i]["episode"]`` (the true return) is untouched."""
+
+    def __init__(self, venv: Any, potential: Any, num_players: int, scale: float,
+                 gamma: float) -> None:
+        super().__init__(venv)
+        self.potential, self.num_players = potential, num_players
+        self.scale, self.gamma = float(scale), float(gamma)
+        self.phi = np.zeros(venv.num_envs, np.float64)
+
+    def reset(self) -> np.ndarray:
+        obs = self.venv.reset()
+        self.phi = np.asarray(self.potential(obs, self.num_players), np.float64)
+        return obs
+
+    def step_wait(self) -> Any:
+        obs, rew, done, infos = self.venv.step_wait()
+        phi = np.asarray(self.potential(obs, self.num_players), np.float64)
+        nxt = np.where(done, 0.0, phi)
+        rew = rew + (self.scale * (self.gamma * nxt - self.phi)).astype(rew.dtype)
+        self.phi = phi
+        return obs, rew, done, infos
+
+
+class AgentOpponent:
+    """An arena agent (``agents.make_agent`` spec, e.g. ``"heuristic"``) as a batched opponent
+    of a :class:`BatchedVecEnv`: ``(obs, masks) -> actions``, one ``act`` per game (the
+    agents that read observations only)."""
+
+    def __init__(self, spec: str, env_id: str, seed: int | None = None,
+                 **options: Any) -> None:
+        from agents.registry import make_agent
+
+        self.spec = spec
+        self.agent = make_agent(spec, env_id, seed=seed, **options)
+        if self.agent.needs_state:
+            raise ValueError(f"{spec!r} reads the game state; a batched opponent only has "
+                             "observations")
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.fromiter((self.agent.act(o, m) for o, m in zip(obs, masks)), np.int64,
+                           count=len(obs))
+
+
+class SelfPlayPool:
+    """The opponents of a :class:`BatchedVecEnv`: ``"random"``, optionally a scripted agent
+    (``heuristic``: an :class:`AgentOpponent`, ``heuristic_weight`` of the episodes) and up to
+    ``size`` frozen snapshots of the learner, drawn per episode (``random_weight`` of the
+    episodes against random, the rest split evenly between the snapshots; before the first
+    snapshot random and the heuristic share the episodes in proportion to their weights). A
+    new snapshot replaces the oldest one in its slot (games already playing that slot continue
+    against the newer snapshot)."""
+
+    def __init__(self, size: int, random_weight: float, heuristic: Any = None,
+                 heuristic_weight: float = 0.0) -> None:
         if size < 0 or not 0.0 <= random_weight <= 1.0:
             raise ValueError("pool size must be >= 0 and random_weight in [0, 1]")
+        if not 0.0 <= heuristic_weight <= 1.0 - random_weight:
+            raise ValueError("heuristic_weight must be in [0, 1 - random_weight]")
+        if heuristic_weight > 0 and heuristic is None:
+            raise ValueError("heuristic_weight > 0 needs a heuristic opponent")
         self.size, self.random_weight = int(size), float(random_weight)
-        self.pool = OpponentPool(["random"], [1.0])
+        self.heuristic_weight = float(heuristic_weight) if heuristic is not None else 0.0
+        self.fixed = 2 if self.heuristic_weight > 0 else 1  # members before the snapshots
+        if self.fixed == 2:
+            self.pool = OpponentPool(["random", heuristic],
+                                     [self.random_weight, self.heuristic_weight])
+        else:
+            self.pool = OpponentPool(["random"], [1.0])
         self.snapshots = 0  # snapshots taken so far
 
     def add_snapshot(self, model: MaskablePPO) -> None:
@@ -204,15 +296,16 @@ class SelfPlayPool:
         for p in policy.parameters():
             p.requires_grad_(False)
         member = PolicyOpponent(policy, deterministic=False)
-        slot = 1 + self.snapshots % self.size
+        slot = self.fixed + self.snapshots % self.size
         if slot < len(self.pool.members):
             self.pool.members[slot] = member
         else:
             self.pool.add(member, 1.0)
         self.snapshots += 1
-        k = len(self.pool.members) - 1
-        rw = self.random_weight if k else 1.0
-        self.pool.weights = [rw] + [(1.0 - rw) / k] * k
+        k = len(self.pool.members) - self.fixed
+        rest = 1.0 - self.random_weight - self.heuristic_weight
+        fixed = [self.random_weight, self.heuristic_weight][:self.fixed]
+        self.pool.weights = fixed + [rest / k] * k
 
     @property
     def members(self) -> int:
@@ -415,7 +508,9 @@ class _Trainer(BaseCallback):
 
     # --- callback hooks -------------------------------------------------------------------
     def _on_training_start(self) -> None:
-        from tqdm.auto import tqdm
+        from card_envs.core.progress import tqdm_class
+
+        tqdm = tqdm_class()
 
         if self.progress:
             total = self.steps if self.steps is not None else round(self.budget_s or 0)
@@ -512,23 +607,33 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     set_random_seed(seed)
     torch.manual_seed(seed)
 
-    pool = SelfPlayPool(cfg["pool_size"], cfg["random_weight"])
+    heuristic = None
+    if cfg["heuristic_weight"] > 0:
+        heuristic = AgentOpponent("heuristic", env_id, seed=seed + 7919, num_players=players,
+                                  **game_options)
+    pool = SelfPlayPool(cfg["pool_size"], cfg["random_weight"], heuristic,
+                        cfg["heuristic_weight"])
     with warnings.catch_warnings():  # BatchedVecEnv has no render_mode attribute
         warnings.filterwarnings("ignore", message=".*render_mode")
         venv = BatchedVecEnv(env_id, cfg["num_envs"], opponents=pool.pool, seed=seed,
                              num_players=players, **game_options)
     env: Any = venv
+    if cfg["shaping"] and env_id in GAME_POTENTIALS:
+        env = PotentialShaping(env, _load_function(GAME_POTENTIALS[env_id]), players,
+                               cfg["shaping"], cfg["gamma"])
     norm = cfg["normalize_reward"]
     if norm is None:
         norm = game_options.get("reward_mode") == "points"
     if norm:  # rewards only: the policy still sees raw observations (and so do opponents)
         env = VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=cfg["gamma"])
+    policy, pkw = policy_spec(env_id, int(np.prod(venv.observation_space.shape)),
+                              venv.game.num_players, venv.game.num_actions, cfg)
     model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=cfg["learning_rate"], n_steps=cfg["n_steps"],
+        policy, env, learning_rate=cfg["learning_rate"], n_steps=cfg["n_steps"],
         batch_size=cfg["batch_size"], n_epochs=cfg["n_epochs"], gamma=cfg["gamma"],
         gae_lambda=cfg["gae_lambda"], clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"],
         vf_coef=cfg["vf_coef"], max_grad_norm=cfg["max_grad_norm"],
-        policy_kwargs=policy_kwargs(cfg),
+        policy_kwargs=pkw,
         tensorboard_log=str(out / "tb"), seed=seed, device="cpu", verbose=verbose)
 
     budget_s = None if minutes is None else 60.0 * minutes
@@ -551,6 +656,8 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     final_path = out / "final.zip"
     model.save(final_path)
     cfg["net_arch"] = list(cfg["net_arch"])
+    cfg["policy"] = policy if isinstance(policy, str) else policy.__name__
+    cfg["features"] = pkw["features_extractor_kwargs"].get("game_features")
     (out / "config.json").write_text(json.dumps(cfg, indent=1, default=str))
     return TrainResult(env_id, players, model, out, final_path, cb.history,
                        int(model.num_timesteps), cb.env_steps(), cb.updates, seconds,
