@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent, legal_actions
+from card_envs.slide.estimate import grid_score, tables, value_shares
 from card_envs.slide.rules import shift_in, side_ok
 
 SLOTS = 16
@@ -44,58 +45,6 @@ def _push(grid: np.ndarray, empty: int, side: int, value: int, out: np.ndarray) 
 
 
 @njit(cache=True)
-def _tables(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Score tables for ``_score``: ``up[v, k]`` = v (1 - p_v)^k (a face-up v with k face-down
-    neighbours), ``down[u, k]`` = p_u u (1 - p_u)^k and ``down_all[k]`` = sum over u."""
-    up = np.zeros((NUM_VALUES + 1, 5))
-    down = np.zeros((NUM_VALUES + 1, 5))
-    down_all = np.zeros(5)
-    for v in range(1, NUM_VALUES + 1):
-        q = 1.0 - p[v - 1]
-        for k in range(5):
-            up[v, k] = v * q ** k
-            down[v, k] = p[v - 1] * v * q ** k
-            down_all[k] += down[v, k]
-    return up, down, down_all
-
-
-@njit(cache=True)
-def _score(grid: np.ndarray, up: np.ndarray, down: np.ndarray, down_all: np.ndarray) -> float:
-    """Expected final points of ``grid`` (codes) if the game ended now (tables: ``_tables``).
-
-    A face-up card counts 0 when a face-up neighbour has its value, else its value times the
-    chance that none of its face-down neighbours turns out equal; a face-down card counts the
-    expected value of an unseen card, over the values no face-up neighbour pairs."""
-    total = 0.0
-    for i in range(SLOTS):
-        v = grid[i]
-        if v == 0:
-            continue
-        r = i // 4
-        c = i % 4
-        a = grid[i - 1] if c > 0 else 0
-        b = grid[i + 1] if c < 3 else 0
-        t = grid[i - 4] if r > 0 else 0
-        d = grid[i + 4] if r < 3 else 0
-        k = (a == FACE_DOWN) + (b == FACE_DOWN) + (t == FACE_DOWN) + (d == FACE_DOWN)
-        if v != FACE_DOWN:
-            if a != v and b != v and t != v and d != v:
-                total += up[v, k]
-            continue
-        x = down_all[k]  # minus the values that a face-up neighbour would pair
-        if 0 < a < FACE_DOWN:
-            x -= down[a, k]
-        if 0 < b < FACE_DOWN and b != a:
-            x -= down[b, k]
-        if 0 < t < FACE_DOWN and t != a and t != b:
-            x -= down[t, k]
-        if 0 < d < FACE_DOWN and d != a and d != b and d != t:
-            x -= down[d, k]
-        total += x
-    return total
-
-
-@njit(cache=True)
 def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
                   draws: int) -> np.ndarray:
     """Expected final points after each legal action (``inf`` for illegal ones).
@@ -103,13 +52,9 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
     ``grid``: own 16 observation codes; ``unseen``: counts of values 1-10 not visible;
     ``draws``: middle cards the agent may choose from at its next pick (reveal phase)."""
     scores = np.full(mask.shape[0], np.inf)
-    tot = 0.0
-    for v in range(NUM_VALUES):
-        tot += unseen[v]
     p = np.empty(NUM_VALUES)
-    for v in range(NUM_VALUES):
-        p[v] = unseen[v] / tot if tot > 0 else 0.1
-    up, down, down_all = _tables(p)
+    value_shares(unseen, p)
+    up, down, down_all = tables(p)
     tmp = np.empty(SLOTS, np.int64)
     empty = -1
     for i in range(SLOTS):
@@ -118,7 +63,7 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
     for a in range(PICK0, mask.shape[0]):  # pick: simulate each (value, side)
         if mask[a] and empty >= 0:
             _push(grid, empty, (a - PICK0) % 4, (a - PICK0) // 4 + 1, tmp)
-            scores[a] = _score(tmp, up, down, down_all)
+            scores[a] = grid_score(tmp, up, down, down_all)[0]
     gap = np.empty(SLOTS, np.int64)
     best = np.empty(NUM_VALUES)
     order = np.empty(NUM_VALUES, np.int64)
@@ -133,7 +78,7 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
             for side in range(4):
                 if side_ok(s, side):
                     _push(gap, s, side, v + 1, tmp)
-                    b = min(b, _score(tmp, up, down, down_all))
+                    b = min(b, grid_score(tmp, up, down, down_all)[0])
             best[v] = b
         # E[min of best[v] over `draws` iid values v ~ p]: walk values from best to worst
         order[:] = np.argsort(best)

@@ -47,6 +47,7 @@ import numpy as np
 import torch
 from numba import njit
 
+from card_envs.slide.estimate import fill_tables, grid_score, value_shares
 from card_envs.slide.rules import NUM_ACTIONS, NUM_VALUES, SLOTS, shift_in, side_ok
 from card_envs.slide.rules import obs_size as slide_obs_size
 
@@ -250,44 +251,6 @@ class PushFeatures(torch.nn.Module):
 # batched torch ops above; both are tested equal)
 # --------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _nb_score(g: np.ndarray, up: np.ndarray, down: np.ndarray,
-              down_all: np.ndarray) -> tuple[float, float, float]:
-    """(expected points, paired face-up cards, unpaired face-up sum) of a 16-code grid."""
-    exp = 0.0
-    pairs = 0.0
-    face = 0.0
-    for i in range(SLOTS):
-        v = g[i]
-        if v == 0:
-            continue
-        r = i // 4
-        c = i % 4
-        a = g[i - 1] if c > 0 else 0
-        b = g[i + 1] if c < 3 else 0
-        t = g[i - 4] if r > 0 else 0
-        d = g[i + 4] if r < 3 else 0
-        k = (a == FACE_DOWN) + (b == FACE_DOWN) + (t == FACE_DOWN) + (d == FACE_DOWN)
-        if v != FACE_DOWN:
-            if a == v or b == v or t == v or d == v:
-                pairs += 1.0
-            else:
-                exp += up[v, k]
-                face += v
-            continue
-        x = down_all[k]
-        if 0 < a < FACE_DOWN:
-            x -= down[a, k]
-        if 0 < b < FACE_DOWN and b != a:
-            x -= down[b, k]
-        if 0 < t < FACE_DOWN and t != a and t != b:
-            x -= down[t, k]
-        if 0 < d < FACE_DOWN and d != a and d != b and d != t:
-            x -= down[d, k]
-        exp += x
-    return exp, pairs, face
-
-
-@njit(cache=True)
 def _nb_neighbours(g: np.ndarray, i: int) -> tuple[int, int]:
     """(face-down, face-up) orthogonal neighbours of slot ``i``."""
     r = i // 4
@@ -327,21 +290,11 @@ def _nb_features(x: np.ndarray, n: int, glob: np.ndarray, act: np.ndarray) -> No
     for b in range(x.shape[0]):
         for i in range(SLOTS):
             g[i] = int(round(x[b, i]))
-        tot = 0.0
-        for v in range(NUM_VALUES):
-            tot += x[b, base + NUM_VALUES + v]
-        for v in range(NUM_VALUES):
-            p[v] = x[b, base + NUM_VALUES + v] / tot if tot > 0 else 0.1
-        down_all[:] = 0.0
-        for v in range(1, NUM_VALUES + 1):
-            q = 1.0 - p[v - 1]
-            for k in range(5):
-                up[v, k] = v * q ** k
-                down[v, k] = p[v - 1] * v * q ** k
-                down_all[k] += down[v, k]
+        value_shares(x[b, base + NUM_VALUES:base + 2 * NUM_VALUES], p)
+        fill_tables(p, up, down, down_all)
         phase = x[b, base + 2 * NUM_VALUES]
         to_act = x[b, base + 23] == 0
-        now, pairs_now, face_now = _nb_score(g, up, down, down_all)
+        now, pairs_now, face_now = grid_score(g, up, down, down_all)
         glob[b, 0] = face_now / 50.0
         glob[b, 1] = now / 30.0
         for v in range(NUM_VALUES):
@@ -358,7 +311,7 @@ def _nb_features(x: np.ndarray, n: int, glob: np.ndarray, act: np.ndarray) -> No
             for i in range(SLOTS):
                 h[i] = g[i]
             h[s] = 0
-            ex, pr, _ = _nb_score(h, up, down, down_all)
+            ex, pr, _ = grid_score(h, up, down, down_all)
             act[b, 0, s] = 1.0 if (phase == 0 and to_act and g[s] == FACE_DOWN) else 0.0
             act[b, 1, s] = face_now / 50.0
             act[b, 3, s] = pairs_now / 16.0
@@ -385,7 +338,7 @@ def _nb_features(x: np.ndarray, n: int, glob: np.ndarray, act: np.ndarray) -> No
                     c = ee % 4
                     land = (r * 4 if side == 0 else r * 4 + 3 if side == 1
                             else c if side == 2 else 12 + c)
-                ex, pr, fc = _nb_score(h, up, down, down_all)
+                ex, pr, fc = grid_score(h, up, down, down_all)
                 legal = ok and mid > 0 and phase == 1 and e >= 0 and to_act
                 act[b, 0, a] = 1.0 if legal else 0.0
                 act[b, 1, a] = fc / 50.0
