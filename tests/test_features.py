@@ -17,6 +17,8 @@ import pytest
 pytest.importorskip("sb3_contrib", reason="train extra")
 torch = pytest.importorskip("torch", reason="train extra")
 
+from positions import random_states  # noqa: E402
+
 import card_envs  # noqa: E402
 from card_envs import training  # noqa: E402
 from card_envs.isflak.features import ACTION_FEATURES, CELL_FEATURES, RayFeatures  # noqa: E402
@@ -283,21 +285,9 @@ def test_aligned_head_scores_legal_rows_only() -> None:
 # Slide: the expected points equal the heuristic's own simulation of each pick
 # --------------------------------------------------------------------------------------------
 def _slide_positions(n: int, count: int, seed: int):
-    from card_envs import Engine
-
-    eng = Engine("slide_v0", num_players=n)
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        st = eng.new_state(rng.randrange(10**9))
-        for _ in range(rng.randrange(0, 32 * n)):
-            if eng.is_terminal(st):
-                break
-            eng.step(st, rng.choice(eng.legal_actions(st)))
-        if not eng.is_terminal(st):
-            seat = eng.current_player(st)
-            out.append((eng.observe(st, seat), eng.legal_mask(st)))
-    return out
+    """(observation, mask) of the seat to act in ``count`` random Slide positions."""
+    eng, states = random_states("slide_v0", n, count, seed, max_moves=32 * n)
+    return [(eng.observe(st, eng.current_player(st)), eng.legal_mask(st)) for st in states]
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])

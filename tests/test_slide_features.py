@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="train extra")
 
-from card_envs import Engine  # noqa: E402
+from positions import random_states  # noqa: E402
+
 from card_envs.slide.features import ACTION_FEATURES, PushFeatures  # noqa: E402
 
 F = {name: i for i, name in enumerate(ACTION_FEATURES)}
@@ -32,24 +31,10 @@ def face_up_score(grid: np.ndarray) -> tuple[int, int]:
     return score, pairs
 
 
-def random_states(n_players: int, count: int, seed: int):
-    eng = Engine("slide_v0", num_players=n_players)
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        st = eng.new_state(rng.randrange(10**9))
-        for _ in range(rng.randrange(0, 16 * 2 * n_players)):
-            if eng.is_terminal(st):
-                break
-            eng.step(st, rng.choice(eng.legal_actions(st)))
-        if not eng.is_terminal(st):
-            out.append(st)
-    return eng, out
-
-
 @pytest.mark.parametrize("n_players", [2, 3])
 def test_push_features_match_the_engine(n_players):
-    eng, states = random_states(n_players, 60, seed=n_players)
+    eng, states = random_states("slide_v0", n_players, 60, seed=n_players,
+                                max_moves=32 * n_players)
     fx = PushFeatures(eng.game.obs_size, n_players, eng.game.num_actions)
     checked_picks = 0
     for st in states:
