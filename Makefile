@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 
-.PHONY: demo test stress bench ladder lint clean
+.PHONY: demo test stress playthroughs bench ladder lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,14 @@ test: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents examples tests benchmarks
 	$(BIN)/python -m pytest -q -n 2
 
+# The long runs (marker `stress`): random play, agents, fuzzing and arenas at 10x CI size.
 stress: $(VENV)/.dev
-	$(BIN)/python -m pytest -q -m stress
+	$(BIN)/python -m pytest -q -n 2 -m stress --durations=20
+
+# Regenerate the golden playthroughs (tests/playthroughs/) after a deliberate behaviour change;
+# the game's version must change with it.
+playthroughs: $(VENV)/.dev
+	$(BIN)/python tests/playthrough.py --write
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/throughput.py
