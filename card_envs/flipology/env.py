@@ -1,6 +1,7 @@
 """Flipology (``flipology_v0``): flip cards in face-down rows; effects reach the neighbours.
 
-Rules: ``shared/rules/flipology.md``. Version ``0``. 2-8 players (Great Tree 2-4).
+Rules: ``shared/rules/flipology.md``. Version ``1`` (1: a Hermit crab's pick is known to every
+seat the moment it is made). 2-8 players (Great Tree 2-4).
 
 **Options.** ``num_players`` (2), ``start_player`` (0 or ``"random"``), ``reward_mode``
 (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``: the final points, negated when

@@ -86,7 +86,7 @@ def adjacency(n: int, rl: int, nl: int, levels: int) -> tuple[np.ndarray, np.nda
 class FlipologyGame(Game):
     name = "flipology"
     env_id = "flipology_v0"
-    version = "0"
+    version = "1"  # 1: a Hermit crab's Sloth/Koala pick is known to every seat when picked
     rules = R
     min_players, max_players, default_players = 2, 8, 2
     phases = L.PHASES

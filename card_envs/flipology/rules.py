@@ -489,19 +489,18 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
             return _hermit_next(state, cfg, rewards)
         c = action - cfg[G_DISC0]
         k = cfg[T_KIND + c]
+        state[KNOW + c] = ALL_SEATS  # a pick is public the moment it is made
         if k == SLOTH or k == KOALA:
             state[HCARD] = c
             state[PHASE] = P_HCOUNT
             return 0
         state[PICK + c] = 1
-        state[KNOW + c] = ALL_SEATS
         state[BONUS + owner] += cfg[T_PTS + c]
         state[HSCAN] += 1
         return _hermit_next(state, cfg, rewards)
     # P_HCOUNT
     c = state[HCARD]
     state[HCARD] = -1
-    state[KNOW + c] = ALL_SEATS
     if action == sk + 3:
         state[PICK + c] = 1
         state[BONUS + owner] -= cfg[T_PTS + c]

@@ -307,6 +307,7 @@ def check(g: FlipologyGame, state: np.ndarray) -> None:
     if hc >= 0:
         _req(state[L.DISC + hc] == 1 and pick[hc] == 0 and
              g.kinds[hc] in (L.SLOTH, L.KOALA), "hermit card is an unpicked Sloth/Koala")
+        _req(int(know[hc]) & full == full, "a Hermit crab's pick is public")
     if phase in (L.P_HERMIT, L.P_HCOUNT):
         k = int(state[L.HSCAN])
         _req(k < n * sp, "hermit scan")
