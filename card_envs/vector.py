@@ -28,19 +28,26 @@ deals after it: the AEC env and the batch agree step for step.
 Actions are checked: if any is masked out or out of range, ``step`` raises
 ``IllegalActionError`` naming the game index and no game is stepped.
 
-**Threads.** Batches of ``SERIAL_BELOW`` (128) games or more run on numba's thread pool
-(``numba.set_num_threads``); smaller ones on one thread. Keep the thread count at or below the
-cores that are really free: a parallel loop waits for its slowest thread, so a busy core can
-cost far more than it brings. The drivers are compiled once per game and process (~3 s);
-the rule kernels themselves come from numba's on-disk cache.
+**Threads.** Batches of ``SERIAL_BELOW`` (128) games or more run on numba's thread pool,
+smaller ones on one thread. A parallel loop waits for its slowest thread, and numba's OpenMP
+workers spin while they wait, so one core kept busy by another process can make all threads
+several times slower than one. Each batch therefore times its own calls and picks how many
+threads to use (at most ``numba.get_num_threads()`` of the calling thread; see
+:class:`ThreadTuner`), trying the others again now and then; ``vec.num_threads`` tells the
+current choice, ``vec.fix_threads(n)`` turns the choice off. The count only changes timing:
+the games are independent, so every count gives the same games. Nothing global is changed
+(the count is set for the calling thread inside each compiled call and restored after it).
+The drivers are compiled once per game and process (~3 s); the rule kernels themselves come
+from numba's on-disk cache.
 """
 
 from __future__ import annotations
 
+from time import perf_counter
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange, set_num_threads
 
 from card_envs.core import kernels as K
 from card_envs.core.errors import IllegalActionError, OptionError
@@ -49,13 +56,28 @@ from card_envs.core.game import Game, seed_to_u64
 SERIAL_BELOW = 128  # batches smaller than this run on one thread (no parallel start-up cost)
 
 
+def _with_threads(kernel: Any) -> Any:
+    """``kernel(nthreads, *args)`` (a parallel build) behind a compiled wrapper that runs it on
+    at most ``nthreads`` numba threads and then restores the calling thread's count (numba's
+    thread count is per calling thread; nothing global changes)."""
+
+    def run(nthreads, *args):
+        old = get_num_threads()
+        set_num_threads(max(1, min(nthreads, old)))
+        kernel(nthreads, *args)
+        set_num_threads(old)
+
+    return njit(run)
+
+
 def _build_drivers(game: Game) -> tuple[Any, ...]:
     """Compile the batched reset/step for one game, with its kernels bound at compile time (as
     closure constants: passing them as arguments costs ~20 us of typing per call). Returns
-    (reset, step) in a parallel and a serial build."""
+    (reset, step) in a parallel and a serial build; all take a thread count first (the
+    parallel build runs on at most that many threads, the serial one ignores it)."""
     init, step, legal_mask, observe = game.k_init, game.k_step, game.k_legal_mask, game.k_observe
 
-    def vec_reset(states, cfg, seeds, cur, obs, masks, A):
+    def vec_reset(nthreads, states, cfg, seeds, cur, obs, masks, A):
         for i in prange(states.shape[0]):
             s = states[i]
             s[:] = 0
@@ -66,8 +88,8 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
             legal_mask(s, cfg, masks[i, :A])
             observe(s, cfg, c, obs[i])
 
-    def vec_step(states, cfg, actions, cur, obs, masks, A, rewards, terminated, truncated,
-                 final_seat, final_obs, want_final):
+    def vec_step(nthreads, states, cfg, actions, cur, obs, masks, A, rewards, terminated,
+                 truncated, final_seat, final_obs, want_final):
         """Step the games whose action is >= 0 (the others keep their state and get zero
         rewards); a game that ends is dealt anew from its RNG, after writing seat
         ``final_seat[i]``'s view of its final position to ``final_obs[i]`` if
@@ -99,8 +121,8 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
             legal_mask(s, cfg, masks[i, :A])
             observe(s, cfg, c, obs[i])
 
-    return (njit(parallel=True)(vec_reset), njit(parallel=True)(vec_step),
-            njit(vec_reset), njit(vec_step))
+    return (_with_threads(njit(parallel=True)(vec_reset)),
+            _with_threads(njit(parallel=True)(vec_step)), njit(vec_reset), njit(vec_step))
 
 
 _DRIVERS: dict[type, tuple[Any, ...]] = {}
@@ -126,16 +148,20 @@ def _first_illegal(actions, masks) -> int:
 
 @njit(cache=True)
 def _first_illegal_some(actions, masks) -> int:
-    """``_first_illegal`` over the games with an action >= 0 (negative = does not move)."""
+    """``_first_illegal`` over the games with an action >= 0 (negative = does not move);
+    ``-1 - moving`` (the number of such games) when all of them are legal."""
     A = masks.shape[1]
+    moving = 0
     for i in range(actions.shape[0]):
         a = actions[i]
-        if a >= 0 and (a >= A or masks[i, a] == 0):
-            return i
-    return -1
+        if a >= 0:
+            if a >= A or masks[i, a] == 0:
+                return i
+            moving += 1
+    return -1 - moving
 
 
-def _sample_py(words, rng, out):
+def _sample_py(nthreads, words, rng, out):
     """One uniformly random legal action per game, from a per-game splitmix64 stream.
     ``words`` is the int8 mask buffer (rows padded with zeros to a multiple of 8) viewed as
     uint64: every byte is 0 or 1, so a word's byte sum counts its legal actions."""
@@ -167,8 +193,110 @@ def _sample_py(words, rng, out):
             break
 
 
-_sample = njit(cache=True, parallel=True)(_sample_py)
+_sample_parallel = njit(cache=True, parallel=True)(_sample_py)
 _sample_serial = njit(cache=True)(_sample_py)
+
+
+_sample = _with_threads(_sample_parallel)  # not cached (set_num_threads is a ctypes pointer)
+
+
+class ThreadTuner:
+    """How many numba threads one batch's parallel calls use, chosen by timing them.
+
+    Why: a parallel loop waits for its slowest thread, and numba's OpenMP workers spin while
+    they wait, so with a core busy elsewhere all threads can be several times slower than one
+    (docs/performance.md). How: every step call is timed (seconds per stepped game). In a
+    *trial* each candidate count runs up to ``PROBE_CALLS`` calls (the current count first; a
+    count is dropped early once it is ``ABORT`` times slower than the best so far) and the
+    fastest is kept. Trials come ``MIN_INTERVAL`` apart, twice as far each time the choice
+    holds (up to ``MAX_INTERVAL``), or sooner when the rate over a ``WINDOW`` of calls moves by
+    more than ``DRIFT`` times; but never before the time the last trial lost to slower counts,
+    divided by ``PROBE_SHARE``, has passed (so trying a slow count costs at most ~2%). The
+    candidates are the calling thread's ``numba.get_num_threads()`` (so a user's
+    ``set_num_threads`` is the cap), one less, half, and 1.
+    """
+
+    PROBE_CALLS = 4
+    ABORT = 2.0
+    WINDOW = 16
+    DRIFT = 1.5
+    MIN_INTERVAL = 0.25
+    MAX_INTERVAL = 1.0
+    PROBE_SHARE = 0.02
+
+    def __init__(self) -> None:
+        self.n = get_num_threads()
+        self.interval = self.MIN_INTERVAL
+        self.next_trial = 0.0  # scheduled trial (the first one after the first window)
+        self.earliest = 0.0  # no trial before this, whatever the rate does
+        self.rate = 0.0  # seconds per game over the last window (0: none yet)
+        self.arms: list[int] = []  # counts still to try in the running trial (first: now)
+        self.trial: dict[int, list[float]] = {}  # count -> [seconds, games, calls] in the trial
+        self.best = 0.0  # lowest seconds per game of a count tried in the running trial
+        self.trials = 0
+        self._window_reset()
+
+    def _window_reset(self) -> None:
+        self.w_seconds, self.w_games, self.w_calls = 0.0, 0, 0
+
+    def threads(self) -> int:
+        """Threads for the next call."""
+        return self.arms[0] if self.arms else self.n
+
+    def record(self, seconds: float, games: int) -> None:
+        """Account one step call that took ``seconds`` for ``games`` games."""
+        if games <= 0:
+            return
+        if self.arms:
+            acc = self.trial.setdefault(self.arms[0], [0.0, 0, 0])
+            acc[0] += seconds
+            acc[1] += games
+            acc[2] += 1
+            per = acc[0] / acc[1]
+            if acc[2] >= self.PROBE_CALLS or (self.best and per > self.ABORT * self.best):
+                self.best = min(self.best, per) if self.best else per
+                self.arms.pop(0)
+                if not self.arms:
+                    self._decide()
+            return
+        self.w_seconds += seconds
+        self.w_games += games
+        self.w_calls += 1
+        if self.w_calls < self.WINDOW:
+            return
+        rate = self.w_seconds / self.w_games
+        moved = self.rate > 0 and not self.rate / self.DRIFT <= rate <= self.rate * self.DRIFT
+        self.rate = rate
+        self._window_reset()
+        now = perf_counter()
+        if now >= self.earliest and (moved or now >= self.next_trial):
+            self._start_trial()
+
+    def _start_trial(self) -> None:
+        cap = max(1, get_num_threads())
+        counts = {cap, max(1, cap - 1), max(1, cap // 2), 1}
+        if len(counts) == 1:
+            self.n = cap
+            self.next_trial = perf_counter() + self.MAX_INTERVAL
+            return
+        first = self.n if self.n in counts else cap
+        self.arms = [first] + sorted(counts - {first}, reverse=True)
+        self.trial = {}
+        self.best = 0.0
+        self.trials += 1
+
+    def _decide(self) -> None:
+        per = {n: acc[0] / acc[1] for n, acc in self.trial.items()}
+        best = min(per, key=per.__getitem__)
+        lost = sum(acc[0] - acc[1] * per[best] for acc in self.trial.values())
+        now = perf_counter()
+        self.interval = (min(2 * self.interval, self.MAX_INTERVAL) if best == self.n
+                         else self.MIN_INTERVAL)
+        self.earliest = now + lost / self.PROBE_SHARE
+        self.next_trial = max(now + self.interval, self.earliest)
+        self.n = best
+        self.rate = 0.0  # the next window sets the reference
+        self._window_reset()
 
 
 class VectorEnv:
@@ -199,7 +327,32 @@ class VectorEnv:
         self.final_seat = np.zeros(B, np.int32)
         self.final_observations = np.zeros((B, game.obs_size), game.obs_dtype)
         self._sample_k = _sample_serial if serial else _sample
+        self._tuner = None if serial else ThreadTuner()
+        self._fixed_threads: int | None = 1 if serial else None
         self.reset(seed)
+
+    @property
+    def num_threads(self) -> int:
+        """numba threads the next call will use (1 for batches below ``SERIAL_BELOW``)."""
+        if self._tuner is None:
+            return 1
+        return max(1, min(self._threads(), get_num_threads()))
+
+    def fix_threads(self, n: int | None) -> None:
+        """Run every call on ``n`` threads (at most ``numba.get_num_threads()`` of the calling
+        thread), or with ``None`` let the batch choose by timing its calls (the default)."""
+        if self._tuner is None:
+            return  # serial build: always one thread
+        if n is not None and (not isinstance(n, (int, np.integer)) or n < 1):
+            raise OptionError(f"threads must be a positive integer or None, got {n!r}")
+        self._fixed_threads = None if n is None else int(n)
+        self._tuner = ThreadTuner()
+
+    def _threads(self) -> int:
+        if self._fixed_threads is not None:
+            return self._fixed_threads
+        assert self._tuner is not None
+        return self._tuner.threads()
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every game anew (game ``i`` from ``seed + i``)."""
@@ -207,8 +360,8 @@ class VectorEnv:
             seed = int(np.random.default_rng().integers(0, 2**62))
         seeds = np.array([seed_to_u64(seed + i) for i in range(self.num_envs)], np.uint64)
         self._policy_rng[:] = seeds ^ np.uint64(0x5DEECE66D)
-        self._reset_k(self.states, self.cfg, seeds, self.current_player, self.observations,
-                      self._mask_buf, self.num_actions)
+        self._reset_k(self._threads(), self.states, self.cfg, seeds, self.current_player,
+                      self.observations, self._mask_buf, self.num_actions)
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -232,18 +385,27 @@ class VectorEnv:
             raise IllegalActionError(f"actions must be an integer array of shape "
                                      f"({self.num_envs},), got {acts.dtype} {acts.shape}")
         self._actions[:] = acts
-        check = _first_illegal_some if some else _first_illegal
-        bad = check(self._actions, self.action_masks)
+        if some:
+            bad = _first_illegal_some(self._actions, self.action_masks)
+            moving = -1 - bad
+        else:
+            bad = _first_illegal(self._actions, self.action_masks)
+            moving = self.num_envs
         if bad >= 0:
             legal = np.flatnonzero(self.action_masks[bad]).tolist()
             phase = self.game.phase_name(self.states[bad])
             raise IllegalActionError(f"game {bad}: illegal action {int(acts[bad])} in phase "
                                      f"{phase!r}; legal: {legal}. No game was stepped.",
                                      int(acts[bad]), phase, legal)
-        self._step_k(self.states, self.cfg, self._actions, self.current_player,
+        tuner = None if self._fixed_threads is not None else self._tuner
+        n = self._threads()
+        t0 = perf_counter()
+        self._step_k(n, self.states, self.cfg, self._actions, self.current_player,
                      self.observations, self._mask_buf, self.num_actions, self.rewards,
                      self.terminated, self.truncated, self.final_seat,
                      self.final_observations, some)
+        if tuner is not None:
+            tuner.record(perf_counter() - t0, moving)
         return (self.current_player, self.observations, self.action_masks, self.rewards,
                 self.terminated, self.truncated)
 
@@ -251,7 +413,7 @@ class VectorEnv:
         """A uniformly random legal action for every game (compiled; its own RNG stream, so
         sampling never changes the games' chance)."""
         out = self._actions if out is None else out
-        self._sample_k(self._mask_words, self._policy_rng, out)
+        self._sample_k(self._threads(), self._mask_words, self._policy_rng, out)
         return out
 
 
