@@ -31,11 +31,30 @@ min..max over the repeats.
 Targets (printed per game as PASS/FAIL; ``--strict`` makes a FAIL the exit status):
 ``env()`` >= 10x the anchor, and the batched engine at B=4096 >= 5,000,000 steps/s.
 
+**Contended table** (``--contended`` adds it, ``--contended-only`` runs only it): the batched
+engine at B=4096 (``--contended-batch``) for every game in five states, round-robin per repeat:
+
+* ``quiet``            all numba threads, the batch choosing its thread count (the default);
+* ``quiet fixed``      all numba threads, fixed (``vec.fix_threads(n)``: the behaviour before
+                       the batch chose its thread count);
+* ``single``           ``numba.set_num_threads(1)``;
+* ``contended``        as ``quiet``, while a subprocess keeps one core busy (a tight Python
+                       loop; started before, always stopped after: also on errors and Ctrl-C,
+                       and it exits by itself if this process dies);
+* ``contended fixed``  as ``quiet fixed``, with the busy core.
+
+Target: contended >= 0.9x single for every game (PASS/FAIL; ``--strict`` applies). Each state
+is measured after a warm-up of 1.5 s (``--warmup`` overrides), long enough for the batch to
+settle on a thread count (it retries the others at least every second). The ``load`` columns
+are the CPUs used by other processes, the busy process included (~1.0 in the contended
+states). The table and all repeats go to the JSON under ``"contended"``.
+
 Usage::
 
     python benchmarks/throughput.py                      # full run (~3 s x 3 per measurement)
     python benchmarks/throughput.py --quick --repeats 1  # smoke run (~0.5 s per measurement)
     python benchmarks/throughput.py --games slide_v0 --players 3 --json /tmp/out.json
+    python benchmarks/throughput.py --contended-only     # quiet / contended / single, all games
 """
 
 from __future__ import annotations
@@ -47,6 +66,7 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -75,6 +95,11 @@ TARGET_BATCH_RATES = {  # Pgx's JAX speeds on this machine at B=4096 set the bar
     "if_it_fits_v0": 1_100_000.0,
 }
 LOAD_WARN = 0.25  # CPUs used by other processes above which a measurement is flagged
+TARGET_CONTENDED_RATIO = 0.9  # contended (one core busy) / single-thread, at TARGET_BATCH
+CONTENDED_WARMUP = 1.5  # s before each contended-table measurement: the batch settles its threads
+S_QUIET, S_QUIET_FIXED, S_SINGLE, S_CONTENDED, S_CONTENDED_FIXED = (
+    "quiet", "quiet fixed", "single", "contended", "contended fixed")
+CONTENDED_STATES = (S_QUIET, S_QUIET_FIXED, S_SINGLE, S_CONTENDED, S_CONTENDED_FIXED)
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 V_ENV, V_RAW, V_ENGINE, V_VECTOR = "env()", "raw_env()", "Engine", "vector"
@@ -248,6 +273,59 @@ class LoadProbe:
         self.steal = max(0.0, (sys1[1] - self.sys0[1]) / wall)
 
 
+# Spins until its parent changes (the benchmark died without stopping it); checks every ~20 ms.
+BUSY_LOOP = """import os, sys
+parent = os.getppid()
+sys.stdout.write("spinning\\n")
+sys.stdout.flush()
+while os.getppid() == parent:
+    for _ in range(500_000):
+        pass
+"""
+
+
+class BusyCore:
+    """``count`` subprocesses that each keep a core busy (a tight Python loop) while the block
+    runs. They are stopped on exit, also on errors and KeyboardInterrupt; ``returncodes``
+    tells how each ended (None while running)."""
+
+    def __init__(self, count: int = 1) -> None:
+        self.count = count
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.returncodes: list[int | None] = []
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs]
+
+    def __enter__(self) -> Self:
+        try:
+            for _ in range(self.count):
+                self.procs.append(subprocess.Popen(
+                    [sys.executable, "-c", BUSY_LOOP], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE))
+            for p in self.procs:  # wait until each one spins
+                if p.stdout is None or not p.stdout.readline():
+                    raise RuntimeError(f"busy process {p.pid} did not start")
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        for p in self.procs:
+            p.wait(timeout=30)
+            if p.stdout is not None:
+                p.stdout.close()
+        self.returncodes = [p.returncode for p in self.procs]
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -339,15 +417,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "throughput-<timestamp>.json)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 if a target is missed")
+    p.add_argument("--contended", action="store_true",
+                   help="also measure the contended table: B=4096 quiet, with one core kept "
+                        "busy by another process, and on one thread (see the docstring)")
+    p.add_argument("--contended-only", action="store_true",
+                   help="measure only the contended table (no anchor, AEC or other sizes)")
+    p.add_argument("--contended-batch", type=int, default=TARGET_BATCH, metavar="B",
+                   help=f"batch size of the contended table (default {TARGET_BATCH})")
     args = p.parse_args(argv)
     if args.quick:
         args.seconds = 0.5
+    args.contended_warmup = CONTENDED_WARMUP if args.warmup is None else args.warmup
     if args.warmup is None:
         args.warmup = min(0.25, args.seconds / 10)
+    args.contended = args.contended or args.contended_only
     if args.seconds <= 0 or args.repeats < 1 or args.players < 1 or args.warmup < 0:
         p.error("--seconds and --warmup must be positive, --repeats and --players >= 1")
-    if any(b < 1 for b in args.batch_sizes):
-        p.error("--batch-sizes must be positive")
+    if any(b < 1 for b in args.batch_sizes) or args.contended_batch < 1:
+        p.error("--batch-sizes and --contended-batch must be positive")
     return args
 
 
@@ -382,9 +469,11 @@ def build_game(env_id: str, args: argparse.Namespace) -> list[Measurement]:
     return ms
 
 
-def measure(m: Measurement, args: argparse.Namespace, repeat: int, t_start: float) -> None:
-    if args.warmup > 0:
-        m.run(args.warmup)
+def measure(m: Measurement, args: argparse.Namespace, repeat: int, t_start: float,
+            warmup: float | None = None) -> None:
+    warmup = args.warmup if warmup is None else warmup
+    if warmup > 0:
+        m.run(warmup)
     started = perf_counter() - t_start
     with LoadProbe() as probe:
         steps, elapsed = m.run(args.seconds)
@@ -394,6 +483,132 @@ def measure(m: Measurement, args: argparse.Namespace, repeat: int, t_start: floa
                       "other_cpu_load": probe.other, "steal_cpu": probe.steal})
     busy = "" if probe.other is None else f"   (other load {probe.other:.2f} CPU)"
     log(f"  [{repeat + 1}/{args.repeats}] {m.label():<40} {fmt_rate(rate):>9} steps/s{busy}")
+
+
+# --- the contended table ----------------------------------------------------------------------
+
+@dataclass
+class Contended:
+    """One game's batched engine in the five states of the contended table."""
+    env_id: str
+    batch_size: int
+    tuned: Any = field(repr=False)  # a VectorEnv that chooses its thread count (the default)
+    fixed: Any = field(repr=False)  # one fixed on all threads (the behaviour before)
+    ms: dict[str, Measurement] = field(default_factory=dict)
+    threads_in_use: dict[str, list[int]] = field(default_factory=dict)
+
+    def ratio(self, a: str, b: str) -> float | None:
+        if not (self.ms[a].repeats and self.ms[b].repeats):
+            return None
+        return self.ms[a].median / self.ms[b].median
+
+    def status(self) -> str:
+        r = self.ratio(S_CONTENDED, S_SINGLE)
+        return "SKIP" if r is None else ("PASS" if r >= TARGET_CONTENDED_RATIO else "FAIL")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "batch_size": self.batch_size,
+            "states": {k: m.to_json(None) for k, m in self.ms.items()},
+            "ratio_contended_to_single": self.ratio(S_CONTENDED, S_SINGLE),
+            "ratio_contended_fixed_to_single": self.ratio(S_CONTENDED_FIXED, S_SINGLE),
+            "ratio_quiet_to_quiet_fixed": self.ratio(S_QUIET, S_QUIET_FIXED),
+            "paired_contended_to_single": [  # per repeat, from runs seconds apart
+                c["steps_per_s"] / s["steps_per_s"]
+                for c, s in zip(self.ms[S_CONTENDED].repeats, self.ms[S_SINGLE].repeats)],
+            "threads_in_use": self.threads_in_use,
+            "target_ratio": TARGET_CONTENDED_RATIO,
+            "status": self.status(),
+        }
+
+
+def with_threads(n: int, run: Callable[[float], tuple[int, float]]
+                 ) -> Callable[[float], tuple[int, float]]:
+    """``run`` with ``numba.set_num_threads(n)`` in force (then the previous count again)."""
+
+    def wrapped(duration: float) -> tuple[int, float]:
+        before = numba.get_num_threads()
+        numba.set_num_threads(n)
+        try:
+            return run(duration)
+        finally:
+            numba.set_num_threads(before)
+
+    return wrapped
+
+
+def build_contended(env_id: str, args: argparse.Namespace) -> Contended:
+    """Two batches of ``--contended-batch`` games, built and compiled: one choosing its thread
+    count, one fixed on all numba threads (also used, capped at one thread, for ``single``)."""
+    B = args.contended_batch
+    opts = {"num_players": args.players}
+    tuned = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
+    fixed = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
+    fixed.fix_threads(numba.get_num_threads())
+    run_tuned, run_fixed = vector_runner(tuned), vector_runner(fixed)
+    run_tuned(0.0)
+    run_fixed(0.0)
+    runs = {S_QUIET: run_tuned, S_QUIET_FIXED: run_fixed, S_SINGLE: with_threads(1, run_fixed),
+            S_CONTENDED: run_tuned, S_CONTENDED_FIXED: run_fixed}
+    c = Contended(env_id, B, tuned, fixed)
+    for state, run in runs.items():
+        c.ms[state] = Measurement(env_id, f"vector {state}", B, run)
+        c.threads_in_use[state] = []
+    return c
+
+
+def measure_contended(table: dict[str, Contended], args: argparse.Namespace, repeat: int,
+                      t_start: float, busy_log: list[dict[str, Any]]) -> None:
+    """One repeat of the contended table: per game the quiet states, then the contended ones
+    while a ``BusyCore`` runs (stopped before the next game, whatever happens)."""
+    w = args.contended_warmup
+    for env_id, c in table.items():
+        for state in (S_QUIET, S_QUIET_FIXED, S_SINGLE):
+            measure(c.ms[state], args, repeat, t_start, w)
+            c.threads_in_use[state].append(
+                1 if state == S_SINGLE else
+                (c.tuned if state == S_QUIET else c.fixed).num_threads)
+        busy = BusyCore()
+        with busy:
+            for state in (S_CONTENDED, S_CONTENDED_FIXED):
+                measure(c.ms[state], args, repeat, t_start, w)
+                c.threads_in_use[state].append(
+                    (c.tuned if state == S_CONTENDED else c.fixed).num_threads)
+        busy_log.append({"repeat": repeat, "game": env_id, "pids": busy.pids,
+                         "returncodes": busy.returncodes})
+
+
+def print_contended(table: dict[str, Contended], args: argparse.Namespace) -> None:
+    B = args.contended_batch
+    print(f"Contended table: batched engine B={B}, {args.players} players; median of "
+          f"{args.repeats} x {args.seconds:g} s after {args.contended_warmup:g} s warm-up; "
+          f"numba threads {numba.get_num_threads()}, {os.cpu_count()} CPUs; contended = one "
+          f"other process spinning a core")
+    print()
+    head = (f"{'game':<16} {'quiet':>9} {'quiet fixed':>11} {'single':>9} {'contended':>10} "
+            f"{'cont. fixed':>11} {'cont/single':>11} {'target':>7}  {'load q/s/c':>14} "
+            f"{'threads q/c':>11}")
+    print(head)
+    print("-" * len(head))
+    for env_id, c in table.items():
+        if not c.ms[S_QUIET].repeats:
+            continue
+        rates = {k: fmt_rate(m.median) for k, m in c.ms.items()}
+        r = c.ratio(S_CONTENDED, S_SINGLE)
+        loads = "/".join("?" if c.ms[k].max_other_load is None
+                         else f"{c.ms[k].max_other_load:.2f}"
+                         for k in (S_QUIET, S_SINGLE, S_CONTENDED))
+        threads = (f"{statistics.median(c.threads_in_use[S_QUIET]):g}/"
+                   f"{statistics.median(c.threads_in_use[S_CONTENDED]):g}")
+        print(f"{env_id:<16} {rates[S_QUIET]:>9} {rates[S_QUIET_FIXED]:>11} "
+              f"{rates[S_SINGLE]:>9} {rates[S_CONTENDED]:>10} {rates[S_CONTENDED_FIXED]:>11} "
+              f"{'n/a' if r is None else f'{r:.2f}x':>11} {c.status():>7}  {loads:>14} "
+              f"{threads:>11}")
+    print(f"\nquiet / contended: the batch chooses its thread count (the default); fixed: "
+          f"vec.fix_threads({numba.get_num_threads()}); single: numba.set_num_threads(1). "
+          f"Target: contended >= {TARGET_CONTENDED_RATIO:g}x single.\nload = most CPU used "
+          f"by other processes during any repeat (q quiet, s single, c contended: the busy "
+          f"process counts ~1.0); threads = thread count in use at the end (median).")
 
 
 def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]]) -> None:
@@ -433,7 +648,7 @@ def check_targets(anchor: Measurement | None,
         ratio = env.median / a if a else None
         out.append({
             "game": env_id, "target": f"AEC env() >= {TARGET_AEC_RATIO:g}x {ANCHOR_ID}",
-            "measured": ratio, "required": TARGET_AEC_RATIO,
+            "unit": "x anchor", "measured": ratio, "required": TARGET_AEC_RATIO,
             "status": "SKIP" if ratio is None else
                       ("PASS" if ratio >= TARGET_AEC_RATIO else "FAIL"),
         })
@@ -444,11 +659,20 @@ def check_targets(anchor: Measurement | None,
         out.append({
             "game": env_id,
             "target": f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",
-            "measured": rate, "required": required,
+            "unit": "steps/s", "measured": rate, "required": required,
             "status": "SKIP" if rate is None else
                       ("PASS" if rate >= required else "FAIL"),
         })
     return out
+
+
+def check_contended(table: dict[str, Contended]) -> list[dict[str, Any]]:
+    return [{
+        "game": env_id,
+        "target": f"contended B={c.batch_size} >= {TARGET_CONTENDED_RATIO:g}x single-thread",
+        "unit": "x single", "measured": c.ratio(S_CONTENDED, S_SINGLE),
+        "required": TARGET_CONTENDED_RATIO, "status": c.status(),
+    } for env_id, c in table.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -470,68 +694,87 @@ def main(argv: list[str] | None = None) -> int:
             f"{idle.other:.2f} of {os.cpu_count()} CPUs. Results will be noisy (the batched "
             f"engine most); see the load column.")
 
-    anchor, anchor_error = build_anchor(args.seed)
-    if anchor is None:
+    anchor, anchor_error = (None, "--contended-only") if args.contended_only else \
+        build_anchor(args.seed)
+    if anchor is None and not args.contended_only:
         log(f"\n*** anchor {ANCHOR_ID} unavailable ({anchor_error}).\n"
             f"*** Install PettingZoo's classic games to get the anchor and the ratios:\n"
             f'***     pip install -e ".[bench]"      (or: make bench)\n'
             f"*** Continuing without the anchor.\n")
 
     games: dict[str, list[Measurement]] = {}
+    contended: dict[str, Contended] = {}
     skipped: dict[str, str] = {}
     for env_id in game_ids:
         t = perf_counter()
         try:
-            games[env_id] = build_game(env_id, args)
+            if not args.contended_only:
+                games[env_id] = build_game(env_id, args)
+            if args.contended:
+                contended[env_id] = build_contended(env_id, args)
         except card_envs.OptionError as e:
             skipped[env_id] = str(e)
+            games.pop(env_id, None)
             log(f"skipping {env_id}: {e}")
             continue
         log(f"built and compiled {env_id} in {perf_counter() - t:.1f} s")
 
     # Round-robin: every repeat runs every measurement once. The anchor brackets the
-    # Python-level runs (before and after), then the batched runs (all cores) follow.
+    # Python-level runs (before and after), then the batched runs (all cores) follow, then
+    # the contended table.
     python_level = [m for ms in games.values() for m in ms if m.variant != V_VECTOR]
     batched = [m for ms in games.values() for m in ms if m.variant == V_VECTOR]
+    busy_log: list[dict[str, Any]] = []
     for r in range(args.repeats):
         log(f"repeat {r + 1}/{args.repeats}")
         order = ([anchor] if anchor else []) + python_level + ([anchor] if anchor else [])
         for m in order + batched:
             measure(m, args, r, t_start)
+        if contended:
+            measure_contended(contended, args, r, t_start, busy_log)
 
     a = anchor.median if anchor else None
-    print()
-    anchor_note = (f" (anchor: {2 * args.repeats} runs bracketing the Python-level runs)"
-                   if anchor else " (no anchor)")
-    print(f"card_envs throughput, {args.players} players, random masked play; median of "
-          f"{args.repeats} x {args.seconds:g} s{anchor_note}; numba threads "
-          f"{numba.get_num_threads()}, {os.cpu_count()} CPUs")
-    print()
-    print_table(anchor, games)
-    print("\nload = most CPU used by other processes during any repeat, in CPUs (from "
-          "/proc/stat; 0 = quiet machine).")
     all_ms = ([anchor] if anchor else []) + [m for ms in games.values() for m in ms]
-    loaded = [m for m in all_ms if (m.max_other_load or 0.0) > LOAD_WARN]
-    if loaded:
-        print(f"WARNING: other processes used > {LOAD_WARN} CPU during {len(loaded)} "
-              f"measurement(s) of {len(all_ms)}; those rates (the batched engine most, since "
-              f"its {numba.get_num_threads()} threads wait for each other on every call) are "
-              f"not representative. Re-run on a quiet machine, or with --threads.")
-    if anchor is None:
-        print(f"\n(no anchor: {ANCHOR_ID} not importable; "
-              f'pip install -e ".[bench]" or make bench)')
+    if games:
+        print()
+        anchor_note = (f" (anchor: {2 * args.repeats} runs bracketing the Python-level runs)"
+                       if anchor else " (no anchor)")
+        print(f"card_envs throughput, {args.players} players, random masked play; median of "
+              f"{args.repeats} x {args.seconds:g} s{anchor_note}; numba threads "
+              f"{numba.get_num_threads()}, {os.cpu_count()} CPUs")
+        print()
+        print_table(anchor, games)
+        print("\nload = most CPU used by other processes during any repeat, in CPUs (from "
+              "/proc/stat; 0 = quiet machine).")
+        loaded = [m for m in all_ms if (m.max_other_load or 0.0) > LOAD_WARN]
+        if loaded:
+            print(f"WARNING: other processes used > {LOAD_WARN} CPU during {len(loaded)} "
+                  f"measurement(s) of {len(all_ms)}; those rates (the batched engine most) "
+                  f"are not representative. Re-run on a quiet machine.")
+        if anchor is None:
+            print(f"\n(no anchor: {ANCHOR_ID} not importable; "
+                  f'pip install -e ".[bench]" or make bench)')
+    if contended:
+        print()
+        print_contended(contended, args)
+        quiet_loaded = [c.env_id for c in contended.values()
+                        if (c.ms[S_QUIET].max_other_load or 0.0) > LOAD_WARN
+                        or (c.ms[S_SINGLE].max_other_load or 0.0) > LOAD_WARN]
+        if quiet_loaded:
+            print(f"WARNING: other processes used > {LOAD_WARN} CPU during the quiet or single "
+                  f"runs of {', '.join(quiet_loaded)}: the machine was not quiet; re-run.")
     for env_id, why in skipped.items():
         print(f"\n(skipped {env_id}: {why})")
 
-    targets = check_targets(anchor, games)
+    targets = check_targets(anchor, games) + check_contended(contended)
     print("\nTargets:")
     for t in targets:
         if t["measured"] is None:
-            got = "no anchor" if "AEC" in t["target"] else "not measured"
-        elif "AEC" in t["target"]:
-            got = f"{t['measured']:.2f}x"
-        else:
+            got = "no anchor" if t["unit"] == "x anchor" else "not measured"
+        elif t["unit"] == "steps/s":
             got = f"{t['measured']:,.0f} steps/s"
+        else:
+            got = f"{t['measured']:.2f}x"
         print(f"  {t['status']:<4}  {t['game']:<14} {t['target']:<42} measured {got}")
 
     try:
@@ -564,6 +807,15 @@ def main(argv: list[str] | None = None) -> int:
                 for e in next(m for m in ms if m.variant == V_ENV).repeats
             ] for env_id, ms in games.items()
         } if anchor else {},
+        "contended": {
+            "batch_size": args.contended_batch,
+            "states": list(CONTENDED_STATES),
+            "busy": "one subprocess per contended run: a tight Python loop (one core)",
+            "warmup_s": args.contended_warmup,
+            "target_ratio": TARGET_CONTENDED_RATIO,
+            "games": {env_id: c.to_json() for env_id, c in contended.items()},
+            "busy_processes": busy_log,
+        } if contended else None,
         "targets": targets,
     }
     path = Path(args.json) if args.json else (
