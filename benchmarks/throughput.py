@@ -32,7 +32,7 @@ Targets (printed per game as PASS/FAIL; ``--strict`` makes a FAIL the exit statu
 ``env()`` >= 10x the anchor, and the batched engine at B=4096 >= 5,000,000 steps/s.
 
 **Contended table** (``--contended`` adds it, ``--contended-only`` runs only it): the batched
-engine at B=4096 (``--contended-batch``) for every game in five states, round-robin per repeat:
+engine at B=4096 (``--contended-batch``) for every game in six states, round-robin per repeat:
 
 * ``quiet``            all numba threads, the batch choosing its thread count (the default);
 * ``quiet fixed``      all numba threads, fixed (``vec.fix_threads(n)``: the behaviour before
@@ -41,9 +41,13 @@ engine at B=4096 (``--contended-batch``) for every game in five states, round-ro
 * ``contended``        as ``quiet``, while a subprocess keeps one core busy (a tight Python
                        loop; started before, always stopped after: also on errors and Ctrl-C,
                        and it exits by itself if this process dies);
-* ``contended fixed``  as ``quiet fixed``, with the busy core.
+* ``contended fixed``  as ``quiet fixed``, with the busy core;
+* ``contended single`` as ``single``, with the busy core.
 
-Target: contended >= 0.9x single for every game (PASS/FAIL; ``--strict`` applies). Each state
+Target: contended >= 0.9x single for every game (PASS/FAIL; ``--strict`` applies). On a
+machine that other work keeps busy too, ``contended / contended single`` (same conditions,
+seconds apart) tells whether the batch found the best thread count even where the target
+cannot be judged. Each state
 is measured after a warm-up of 1.5 s (``--warmup`` overrides), long enough for the batch to
 settle on a thread count (it retries the others at least every second). The ``load`` columns
 are the CPUs used by other processes, the busy process included (~1.0 in the contended
@@ -97,9 +101,12 @@ TARGET_BATCH_RATES = {  # Pgx's JAX speeds on this machine at B=4096 set the bar
 LOAD_WARN = 0.25  # CPUs used by other processes above which a measurement is flagged
 TARGET_CONTENDED_RATIO = 0.9  # contended (one core busy) / single-thread, at TARGET_BATCH
 CONTENDED_WARMUP = 1.5  # s before each contended-table measurement: the batch settles its threads
-S_QUIET, S_QUIET_FIXED, S_SINGLE, S_CONTENDED, S_CONTENDED_FIXED = (
-    "quiet", "quiet fixed", "single", "contended", "contended fixed")
-CONTENDED_STATES = (S_QUIET, S_QUIET_FIXED, S_SINGLE, S_CONTENDED, S_CONTENDED_FIXED)
+S_QUIET, S_QUIET_FIXED, S_SINGLE = "quiet", "quiet fixed", "single"
+S_CONTENDED, S_CONTENDED_FIXED, S_CONTENDED_SINGLE = (
+    "contended", "contended fixed", "contended single")
+QUIET_STATES = (S_QUIET, S_QUIET_FIXED, S_SINGLE)
+BUSY_STATES = (S_CONTENDED, S_CONTENDED_FIXED, S_CONTENDED_SINGLE)
+CONTENDED_STATES = QUIET_STATES + BUSY_STATES
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 V_ENV, V_RAW, V_ENGINE, V_VECTOR = "env()", "raw_env()", "Engine", "vector"
@@ -161,20 +168,22 @@ def engine_runner(engine: Any, seed: int) -> Callable[[float], tuple[int, float]
     return run
 
 
-def vector_runner(vec: Any) -> Callable[[float], tuple[int, float]]:
-    """Batched engine: ``vec.step(vec.sample_actions())``; B steps per call."""
+def vector_runner(vec: Any, chunksize: int = 0) -> Callable[[float], tuple[int, float]]:
+    """Batched engine: ``vec.step(vec.sample_actions())``; B steps per call (inside
+    ``numba.parallel_chunksize(chunksize)``: 0 is numba's default, one chunk per thread)."""
     B = vec.num_envs
 
     def run(duration: float) -> tuple[int, float]:
         calls = 0
-        t0 = perf_counter()
-        deadline = t0 + duration
-        while True:
-            vec.step(vec.sample_actions())
-            calls += 1
-            t = perf_counter()
-            if t >= deadline:
-                return calls * B, t - t0
+        with numba.parallel_chunksize(chunksize):
+            t0 = perf_counter()
+            deadline = t0 + duration
+            while True:
+                vec.step(vec.sample_actions())
+                calls += 1
+                t = perf_counter()
+                if t >= deadline:
+                    return calls * B, t - t0
 
     return run
 
@@ -412,6 +421,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=None,
                    help="numba threads for the batched engine (default: numba's default)")
     p.add_argument("--seed", type=int, default=0, help="seed of deals and random policies")
+    p.add_argument("--chunksize", type=int, default=0,
+                   help="numba.parallel_chunksize for the batched runs (default 0: numba's "
+                        "static split, one chunk per thread)")
     p.add_argument("--json", metavar="PATH", default=None,
                    help="where to write results (default benchmarks/results/"
                         "throughput-<timestamp>.json)")
@@ -433,8 +445,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.contended = args.contended or args.contended_only
     if args.seconds <= 0 or args.repeats < 1 or args.players < 1 or args.warmup < 0:
         p.error("--seconds and --warmup must be positive, --repeats and --players >= 1")
-    if any(b < 1 for b in args.batch_sizes) or args.contended_batch < 1:
-        p.error("--batch-sizes and --contended-batch must be positive")
+    if any(b < 1 for b in args.batch_sizes) or args.contended_batch < 1 or args.chunksize < 0:
+        p.error("--batch-sizes and --contended-batch must be positive, --chunksize >= 0")
     return args
 
 
@@ -463,7 +475,7 @@ def build_game(env_id: str, args: argparse.Namespace) -> list[Measurement]:
     ms.append(Measurement(env_id, V_ENGINE, None, run))
     for B in args.batch_sizes:
         vec = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
-        run = vector_runner(vec)
+        run = vector_runner(vec, args.chunksize)
         run(0.0)  # compiles _vec_step for this game on the first size
         ms.append(Measurement(env_id, V_VECTOR, B, run))
     return ms
@@ -513,6 +525,7 @@ class Contended:
             "ratio_contended_to_single": self.ratio(S_CONTENDED, S_SINGLE),
             "ratio_contended_fixed_to_single": self.ratio(S_CONTENDED_FIXED, S_SINGLE),
             "ratio_quiet_to_quiet_fixed": self.ratio(S_QUIET, S_QUIET_FIXED),
+            "ratio_contended_to_contended_single": self.ratio(S_CONTENDED, S_CONTENDED_SINGLE),
             "paired_contended_to_single": [  # per repeat, from runs seconds apart
                 c["steps_per_s"] / s["steps_per_s"]
                 for c, s in zip(self.ms[S_CONTENDED].repeats, self.ms[S_SINGLE].repeats)],
@@ -545,11 +558,13 @@ def build_contended(env_id: str, args: argparse.Namespace) -> Contended:
     tuned = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
     fixed = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
     fixed.fix_threads(numba.get_num_threads())
-    run_tuned, run_fixed = vector_runner(tuned), vector_runner(fixed)
+    run_tuned = vector_runner(tuned, args.chunksize)
+    run_fixed = vector_runner(fixed, args.chunksize)
     run_tuned(0.0)
     run_fixed(0.0)
-    runs = {S_QUIET: run_tuned, S_QUIET_FIXED: run_fixed, S_SINGLE: with_threads(1, run_fixed),
-            S_CONTENDED: run_tuned, S_CONTENDED_FIXED: run_fixed}
+    single = with_threads(1, run_fixed)
+    runs = {S_QUIET: run_tuned, S_QUIET_FIXED: run_fixed, S_SINGLE: single,
+            S_CONTENDED: run_tuned, S_CONTENDED_FIXED: run_fixed, S_CONTENDED_SINGLE: single}
     c = Contended(env_id, B, tuned, fixed)
     for state, run in runs.items():
         c.ms[state] = Measurement(env_id, f"vector {state}", B, run)
@@ -563,17 +578,14 @@ def measure_contended(table: dict[str, Contended], args: argparse.Namespace, rep
     while a ``BusyCore`` runs (stopped before the next game, whatever happens)."""
     w = args.contended_warmup
     for env_id, c in table.items():
-        for state in (S_QUIET, S_QUIET_FIXED, S_SINGLE):
-            measure(c.ms[state], args, repeat, t_start, w)
-            c.threads_in_use[state].append(
-                1 if state == S_SINGLE else
-                (c.tuned if state == S_QUIET else c.fixed).num_threads)
-        busy = BusyCore()
-        with busy:
-            for state in (S_CONTENDED, S_CONTENDED_FIXED):
-                measure(c.ms[state], args, repeat, t_start, w)
-                c.threads_in_use[state].append(
-                    (c.tuned if state == S_CONTENDED else c.fixed).num_threads)
+        for states in (QUIET_STATES, BUSY_STATES):
+            busy = BusyCore(1 if states is BUSY_STATES else 0)
+            with busy:
+                for state in states:
+                    measure(c.ms[state], args, repeat, t_start, w)
+                    c.threads_in_use[state].append(
+                        1 if state in (S_SINGLE, S_CONTENDED_SINGLE) else
+                        (c.tuned if state in (S_QUIET, S_CONTENDED) else c.fixed).num_threads)
         busy_log.append({"repeat": repeat, "game": env_id, "pids": busy.pids,
                          "returncodes": busy.returncodes})
 
@@ -585,9 +597,9 @@ def print_contended(table: dict[str, Contended], args: argparse.Namespace) -> No
           f"numba threads {numba.get_num_threads()}, {os.cpu_count()} CPUs; contended = one "
           f"other process spinning a core")
     print()
-    head = (f"{'game':<16} {'quiet':>9} {'quiet fixed':>11} {'single':>9} {'contended':>10} "
-            f"{'cont. fixed':>11} {'cont/single':>11} {'target':>7}  {'load q/s/c':>14} "
-            f"{'threads q/c':>11}")
+    head = (f"{'game':<16} {'quiet':>8} {'q. fixed':>8} {'single':>8} {'contended':>9} "
+            f"{'c. fixed':>8} {'c. single':>9} {'cont/single':>11} {'target':>6} "
+            f"{'c/c.single':>10}  {'load q/s/c':>14} {'threads q/c':>11}")
     print(head)
     print("-" * len(head))
     for env_id, c in table.items():
@@ -595,18 +607,21 @@ def print_contended(table: dict[str, Contended], args: argparse.Namespace) -> No
             continue
         rates = {k: fmt_rate(m.median) for k, m in c.ms.items()}
         r = c.ratio(S_CONTENDED, S_SINGLE)
+        rc = c.ratio(S_CONTENDED, S_CONTENDED_SINGLE)
         loads = "/".join("?" if c.ms[k].max_other_load is None
                          else f"{c.ms[k].max_other_load:.2f}"
                          for k in (S_QUIET, S_SINGLE, S_CONTENDED))
         threads = (f"{statistics.median(c.threads_in_use[S_QUIET]):g}/"
                    f"{statistics.median(c.threads_in_use[S_CONTENDED]):g}")
-        print(f"{env_id:<16} {rates[S_QUIET]:>9} {rates[S_QUIET_FIXED]:>11} "
-              f"{rates[S_SINGLE]:>9} {rates[S_CONTENDED]:>10} {rates[S_CONTENDED_FIXED]:>11} "
-              f"{'n/a' if r is None else f'{r:.2f}x':>11} {c.status():>7}  {loads:>14} "
+        print(f"{env_id:<16} {rates[S_QUIET]:>8} {rates[S_QUIET_FIXED]:>8} "
+              f"{rates[S_SINGLE]:>8} {rates[S_CONTENDED]:>9} {rates[S_CONTENDED_FIXED]:>8} "
+              f"{rates[S_CONTENDED_SINGLE]:>9} {'n/a' if r is None else f'{r:.2f}x':>11} "
+              f"{c.status():>6} {'n/a' if rc is None else f'{rc:.2f}x':>10}  {loads:>14} "
               f"{threads:>11}")
     print(f"\nquiet / contended: the batch chooses its thread count (the default); fixed: "
-          f"vec.fix_threads({numba.get_num_threads()}); single: numba.set_num_threads(1). "
-          f"Target: contended >= {TARGET_CONTENDED_RATIO:g}x single.\nload = most CPU used "
+          f"vec.fix_threads({numba.get_num_threads()}); single: numba.set_num_threads(1); "
+          f"c. = contended.\nTarget: contended >= {TARGET_CONTENDED_RATIO:g}x single (quiet). "
+          f"c/c.single: the same two under the same load.\nload = most CPU used "
           f"by other processes during any repeat (q quiet, s single, c contended: the busy "
           f"process counts ~1.0); threads = thread count in use at the end (median).")
 

@@ -73,10 +73,10 @@ def test_contended_mode_smoke(tmp_path: Path) -> None:
     assert c["batch_size"] == 256 and set(c["games"]) == {"slide_v0"}
     g = c["games"]["slide_v0"]
     assert set(g["states"]) == {"quiet", "quiet fixed", "single", "contended",
-                                "contended fixed"}
+                                "contended fixed", "contended single"}
     assert all(s["median_steps_per_s"] > 0 for s in g["states"].values())
     assert g["ratio_contended_to_single"] > 0 and g["status"] in ("PASS", "FAIL")
-    assert g["threads_in_use"]["single"] == [1]
+    assert g["threads_in_use"]["single"] == g["threads_in_use"]["contended single"] == [1]
     (busy,) = c["busy_processes"]
     assert len(busy["pids"]) == 1 and all(rc is not None for rc in busy["returncodes"])
     assert any(t["target"].startswith("contended") for t in d["targets"])
