@@ -594,8 +594,8 @@ def print_contended(table: dict[str, Contended], args: argparse.Namespace) -> No
     B = args.contended_batch
     print(f"Contended table: batched engine B={B}, {args.players} players; median of "
           f"{args.repeats} x {args.seconds:g} s after {args.contended_warmup:g} s warm-up; "
-          f"numba threads {numba.get_num_threads()}, {os.cpu_count()} CPUs; contended = one "
-          f"other process spinning a core")
+          f"numba threads {numba.get_num_threads()} ({threading_layer()} layer), "
+          f"{os.cpu_count()} CPUs; contended = one other process spinning a core")
     print()
     head = (f"{'game':<16} {'quiet':>8} {'q. fixed':>8} {'single':>8} {'contended':>9} "
             f"{'c. fixed':>8} {'c. single':>9} {'cont/single':>11} {'target':>6} "
@@ -688,6 +688,14 @@ def check_contended(table: dict[str, Contended]) -> list[dict[str, Any]]:
         "unit": "x single", "measured": c.ratio(S_CONTENDED, S_SINGLE),
         "required": TARGET_CONTENDED_RATIO, "status": c.status(),
     } for env_id, c in table.items()]
+
+
+def threading_layer() -> str | None:
+    """numba's threading layer, once a parallel function has run (else None)."""
+    try:
+        return numba.threading_layer()
+    except ValueError:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -792,10 +800,7 @@ def main(argv: list[str] | None = None) -> int:
             got = f"{t['measured']:.2f}x"
         print(f"  {t['status']:<4}  {t['game']:<14} {t['target']:<42} measured {got}")
 
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel function has run
-        layer = None
+    layer = threading_layer()
     result = {
         "schema": 1,
         "benchmark": "card_envs throughput (random masked play)",
