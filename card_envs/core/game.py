@@ -31,7 +31,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from card_envs.core import kernels as K
+from card_envs.core.checks import int_in
 from card_envs.core.errors import OptionError, StateDictError
+
+HEADER_KEYS = ("game", "version", "options", "phase", "current_player", "steps", "truncated",
+               "rng")
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,7 @@ class Game:
 
     def __init__(self, **options: Any) -> None:
         self.options = self._validate(options)
+        self._state_keys: frozenset[str] | None = None
         self.num_players = int(self.options["num_players"])
         cfg = np.zeros(K.C_HEADER + 8, np.int32)
         cfg[K.C_PLAYERS] = self.num_players
@@ -121,7 +126,7 @@ class Game:
             return int(v)
 
         def start(v: Any, opts: Mapping[str, Any]) -> int | str:
-            if v == "random":
+            if isinstance(v, str) and v == "random":
                 return "random"
             n = opts["num_players"]
             if not _is_int(v) or not 0 <= v < n:
@@ -130,7 +135,7 @@ class Game:
             return int(v)
 
         def reward(v: Any, _: Mapping[str, Any]) -> str:
-            if v not in cls.reward_modes:
+            if not isinstance(v, str) or v not in cls.reward_modes:
                 raise OptionError(f"{cls.env_id}: reward_mode must be one of "
                                   f"{list(cls.reward_modes)}, got {v!r}")
             return str(v)
@@ -148,7 +153,7 @@ class Game:
     @classmethod
     def _validate(cls, options: Mapping[str, Any]) -> dict[str, Any]:
         specs = cls.option_specs()
-        unknown = sorted(set(options) - set(specs))
+        unknown = sorted(set(options) - set(specs), key=repr)
         if unknown:
             raise OptionError(f"{cls.env_id}: unknown option(s) {unknown}; "
                               f"valid options are {sorted(specs)}")
@@ -204,34 +209,64 @@ class Game:
         d.update(fields)
         return d
 
+    def state_keys(self) -> frozenset[str]:
+        """The keys of this game's full state dict (shared header and game fields)."""
+        if self._state_keys is None:
+            fields = self.fields_to_dict(self.new_state(0), None)
+            self._state_keys = frozenset(HEADER_KEYS) | frozenset(fields)
+        return self._state_keys
+
     def load_state_dict(self, d: Mapping[str, Any]) -> np.ndarray:
         """Build and validate a state from :meth:`state_dict` output; raises
-        :class:`StateDictError` (never returns a half-loaded state)."""
+        :class:`StateDictError` (never returns a half-loaded state).
+
+        Every value is type- and range-checked before it is converted or reaches a kernel;
+        missing keys and unknown keys (typos) are named."""
         if not isinstance(d, Mapping):
             raise StateDictError(f"state dict must be a mapping, got {type(d).__name__}")
         try:
-            if d.get("game") != self.name:
-                raise StateDictError(f"state dict is for game {d.get('game')!r}, "
-                                     f"not {self.name!r}")
-            if str(d.get("version")) != self.version:
-                raise StateDictError(f"state dict version {d.get('version')!r} != "
-                                     f"{self.version!r}")
+            game = d.get("game")
+            if not isinstance(game, str) or game != self.name:
+                raise StateDictError(f"state dict is for game {game!r}, not {self.name!r}")
+            version = d.get("version")
+            if not isinstance(version, str) or version != self.version:
+                raise StateDictError(f"state dict version {version!r} != {self.version!r}")
             if "observer" in d:
                 raise StateDictError("an observer's state dict hides information and cannot "
                                      "be loaded; use state_dict() without observer")
-            opts = self._validate(d["options"])
+            keys = self.state_keys()
+            missing = sorted(keys - {"truncated"} - set(d))
+            unknown = sorted(map(repr, set(d) - keys))
+            if missing or unknown:
+                raise StateDictError(
+                    f"{self.name} state dict: " +
+                    (f"missing key(s) {missing}" if missing else "") +
+                    ("; " if missing and unknown else "") +
+                    (f"unknown key(s) {', '.join(unknown)}" if unknown else "") +
+                    f"; the keys are {sorted(keys)}")
+            if not isinstance(d["options"], Mapping):
+                raise StateDictError(f"options must be a mapping, got {d['options']!r}")
+            try:
+                opts = self._validate(d["options"])
+            except OptionError as e:
+                raise StateDictError(f"state dict options: {e}") from e
             if opts != self.options:
                 raise StateDictError(f"state dict options {opts} differ from this env's "
                                      f"{self.options}; create the env with those options")
             state = np.zeros(self.state_size, np.int32)
-            lo, hi = d["rng"]
-            state[K.RNG_LO], state[K.RNG_HI] = int(lo), int(hi)
-            if d["phase"] not in self.phases:
-                raise StateDictError(f"unknown phase {d['phase']!r}; phases are "
+            rng = d["rng"]
+            if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+                raise StateDictError(f"rng must be a list of two int32 words, got {rng!r}")
+            state[K.RNG_LO] = int_in(rng[0], -2**31, 2**31 - 1, "rng word")
+            state[K.RNG_HI] = int_in(rng[1], -2**31, 2**31 - 1, "rng word")
+            phase = d["phase"]
+            if not isinstance(phase, str) or phase not in self.phases:
+                raise StateDictError(f"unknown phase {phase!r}; phases are "
                                      f"{list(self.phases)}")
-            state[K.PHASE] = self.phases.index(d["phase"])
+            state[K.PHASE] = self.phases.index(phase)
             cur = d["current_player"]
-            state[K.CUR] = -1 if cur is None else int(cur)
+            state[K.CUR] = -1 if cur is None else \
+                int_in(cur, 0, self.num_players - 1, "current_player (null at the end)")
             truncated = d.get("truncated", False)
             if not isinstance(truncated, bool) or (truncated and cur is not None):
                 raise StateDictError("truncated must be a bool, true only for a finished game")
@@ -239,12 +274,19 @@ class Game:
                 state[K.DONE] = 0
             else:
                 state[K.DONE] = K.DONE_TRUNCATED if truncated else K.DONE_TERMINATED
-            state[K.STEPS] = int(d["steps"])
+            # any int32: the kernels' action counter wraps around like one, and every state
+            # they reach from a loaded one must load again
+            state[K.STEPS] = int_in(d["steps"], -2**31, 2**31 - 1, "steps")
             self.fields_from_dict(state, d)
             self.check_state(state)
+            if not state[K.DONE] and not self.legal_actions(state):
+                raise StateDictError(f"{self.name} state dict: {self.phase_name(state)!r} "
+                                     f"position where seat {int(state[K.CUR])} has no legal "
+                                     "action")
         except StateDictError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError, AssertionError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, AssertionError, OverflowError,
+                AttributeError) as e:  # a safety net: the codecs check before they convert
             raise StateDictError(f"invalid {self.name} state dict: {type(e).__name__}: {e}") \
                 from e
         return state
