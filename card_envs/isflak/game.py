@@ -36,7 +36,7 @@ def _check_penguins(v: Any, opts: Mapping[str, Any]) -> int:
     n = opts["num_players"]
     if v is None:
         return PENGUINS_TABLE[n]
-    if not _is_int(v) or v < 1 or n * v > R.MAX_SLOTS:
+    if not _is_int(v) or not 1 <= int(v) <= R.MAX_SLOTS // n:  # int(): no numpy overflow
         raise OptionError(f"isflak_v0: penguins_per_player must be an integer >= 1 with "
                           f"num_players x penguins <= {R.MAX_SLOTS} (here <= "
                           f"{R.MAX_SLOTS // n}), or None for the table default, got {v!r}")

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import as_bool as _as_bool
 from card_envs.core.checks import int_in as _int_in
 from card_envs.core.checks import requirer
-from card_envs.core.errors import StateDictError
+from card_envs.core.checks import seq as _seq
 from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.slide import render as _render
@@ -77,27 +78,23 @@ class SlideGame(Game):
 
     def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
         n = self.num_players
-        grids = np.asarray(d["grids"], dtype=object)
-        faces = np.asarray(d["face_up"], dtype=object)
-        if grids.shape != (n, 4, 4) or faces.shape != (n, 4, 4):
-            raise StateDictError(f"grids and face_up must be {n} x 4 x 4")
-        for x in grids.flat:
-            if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= R.NUM_VALUES:
-                raise StateDictError(f"grid entries must be ints 0-10, got {x!r}")
-        for x in faces.flat:
-            if not isinstance(x, bool):
-                raise StateDictError(f"face_up entries must be bools, got {x!r}")
-        state[R.GRID:R.GRID + R.SLOTS * n] = grids.astype(np.int64).ravel()
-        state[R.FACE:R.FACE + R.SLOTS * n] = faces.astype(np.int64).ravel()
-        for v in d["middle"]:
-            if not isinstance(v, int) or not 1 <= v <= R.NUM_VALUES:
-                raise StateDictError(f"middle values must be ints 1-10, got {v!r}")
-            state[R.MID + v - 1] += 1
+        grids = _seq(d["grids"], "grids", n)
+        faces = _seq(d["face_up"], "face_up", n)
+        for q in range(n):
+            g = _seq(grids[q], f"grids[{q}]", 4)
+            f = _seq(faces[q], f"face_up[{q}]", 4)
+            for r in range(4):
+                gr = _seq(g[r], f"grids[{q}][{r}]", 4)
+                fr = _seq(f[r], f"face_up[{q}][{r}]", 4)
+                for c in range(4):
+                    k = q * R.SLOTS + r * 4 + c
+                    state[R.GRID + k] = _int_in(gr[c], 0, R.NUM_VALUES, "grid entry")
+                    state[R.FACE + k] = _as_bool(fr[c], "face_up entry")
+        for v in _seq(d["middle"], "middle", max_len=n):
+            state[R.MID + _int_in(v, 1, R.NUM_VALUES, "middle value") - 1] += 1
         state[R.ROUND] = _int_in(d["round"], 0, R.ROUNDS - 1, "round")
         state[R.FIRST] = _int_in(d["first_player"], 0, n - 1, "first_player")
-        reveals = d["reveals"]
-        if len(reveals) != n:
-            raise StateDictError(f"reveals must have {n} entries")
+        reveals = _seq(d["reveals"], "reveals", n)
         state[R.REVEAL:R.REVEAL + R.MAX_PLAYERS] = -1
         for q, s in enumerate(reveals):
             if s is not None:
