@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from card_envs.core.checks import as_bool, requirer
+from card_envs.core.checks import as_bool, one_of, record, requirer
 from card_envs.core.checks import int_in as _int
 from card_envs.core.errors import StateDictError
 from card_envs.core.kernels import CUR, DONE, PHASE
@@ -24,6 +24,10 @@ def _list(x: Any, k: int | None, what: str) -> list:
     if not isinstance(x, list) or (k is not None and len(x) != k):
         raise StateDictError(f"{what} must be a list" + ("" if k is None else f" of {k}"))
     return x
+
+
+def _is(x: Any, name: str) -> bool:
+    return isinstance(x, str) and x == name
 
 
 def _knows(state: np.ndarray, c: int, seat: int | None) -> bool:
@@ -128,14 +132,14 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
             for c in range(g.rowlen):
                 p = s * g.seatpos + lv * g.rowlen + c
                 x = rr[c]
-                state[L.POS + p] = -1 if x == "empty" else nc if x == "null" else \
+                state[L.POS + p] = -1 if _is(x, "empty") else nc if _is(x, "null") else \
                     _int(x, 0, nc - 1, "card id")
                 state[L.FACE + p] = as_bool(ff[c], "face_up entry")
     hands = _list(d["hands"], n, "hands")
     for s in range(n):
         h = _list(hands[s], g.handn, "hand")
         for j, x in enumerate(h):
-            state[L.HAND + s * L.HANDMAX + j] = -1 if x == "empty" else \
+            state[L.HAND + s * L.HANDMAX + j] = -1 if _is(x, "empty") else \
                 _int(x, 0, nc - 1, "hand card")
     deck = _list(d["deck"], None, "deck")
     _req(len(deck) <= L.MAXC, "deck too long")
@@ -147,8 +151,7 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
     _rebuild_dlist(state, nc)
     for x in _list(d["picked"], None, "picked"):
         c, how = _list(x, 2, "picked entry")
-        if how not in ("up", "down"):
-            raise StateDictError(f"picked entries are 'up' or 'down', got {how!r}")
+        one_of(how, ("up", "down"), "picked entry's count direction")
         state[L.PICK + _int(c, 0, nc - 1, "picked card")] = 1 if how == "up" else 2
     known = _list(d["known"], n, "known")
     for s in range(n):
@@ -182,9 +185,8 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
     state[L.EF_PEEK:L.EF_PEEK + 3] = -1
     state[L.EF_STEP] = state[L.EF_COPY] = 0
     if ef is not None:
-        if not isinstance(ef, Mapping) or ef.get("kind") not in L.KIND_NAMES:
-            raise StateDictError(f"effect must be null or a mapping with a kind, got {ef!r}")
-        state[L.EF_KIND] = L.KIND_NAMES.index(ef["kind"])
+        ef = record(ef, ("kind", "copy", "source", "step", "a", "b", "peeks"), "effect")
+        state[L.EF_KIND] = L.KIND_NAMES.index(one_of(ef["kind"], L.KIND_NAMES, "effect kind"))
         state[L.EF_COPY] = as_bool(ef["copy"], "effect copy")
         state[L.EF_SRC] = _pos_from(g, ef["source"], "effect source")
         state[L.EF_STEP] = _int(ef["step"], 0, max(n, 3), "effect step")
@@ -264,6 +266,9 @@ def check(g: FlipologyGame, state: np.ndarray) -> None:
          "distinct draw numbers up to the number of draws")
     ret = state[L.RET:L.RET + nc]
     for s in range(n):
+        _req(0 <= state[L.RETSEQ + s] <= ndraw and
+             (state[L.REGROW + s] or state[L.RETSEQ + s] == 0),
+             "return_time: the number of draws when the seat used its Regrowth")
         mine = np.flatnonzero(ret >> s & 1)
         if mine.size:
             _req(bool(state[L.REGROW + s]), "returned cards only after a Regrowth")
@@ -296,12 +301,29 @@ def check(g: FlipologyGame, state: np.ndarray) -> None:
     if setup:
         _req(setk < n and cur == order[setk], "the setup seat acts")
         _req(phase == L.P_SETUP or not state[L.REGROW + cur], "regrowth once per game")
+    if phase == L.P_REGROW:  # Regrowth draws a new hand before the old one goes back
+        _req(g.options["variant"] == "great_tree" and placed == 0 and m >= g.handn,
+             "regrow only in the Great Tree, before placing, with a hand left in the deck")
+    gt = g.options["variant"] == "great_tree"
+    rnd, turn = int(state[L.ROUND]), int(state[L.TURN])
     if phase in (L.P_TURN, L.P_EFFECT):
-        _req(cur == (int(state[L.START]) + int(state[L.TURN])) % n, "turn order")
-        _req(int(state[L.ROUND]) < L.ROUNDS, "round")
+        _req(cur == (int(state[L.START]) + turn) % n, "turn order")
+    if not done:
+        hermit = phase in (L.P_HERMIT, L.P_HCOUNT)
+        _req(rnd == L.ROUNDS if hermit else rnd < L.ROUNDS,
+             "round: 0..2 while playing, 3 for the Hermit crabs")
+        _req(turn < (2 * n if gt else n), "turn within the round")
+        _req(hermit or levels == (rnd + 1 if gt else 1), "one level per round (Great Tree)")
+        _req(int(state[L.GAME]) < (g.options["max_games"] if g.options["series"] else 1),
+             "game number")
+    if gt and not done and phase != L.P_END:  # deck cards for the levels still to deal
+        regrow_left = any(not state[L.REGROW + s] for s in range(n))
+        need = (g.nlevels - levels) * n * g.handn + \
+            (g.handn if regrow_left and (setup or levels < g.nlevels) else 0)
+        _req(m >= need, f"{need} cards left in the deck for the deals and Regrowths to come")
     _req((ef >= 0) == (phase == L.P_EFFECT), "a pending effect iff the effect phase")
     if ef >= 0:
-        _req(0 <= state[L.EF_SRC] < g.npos and pos[state[L.EF_SRC]] >= 0, "effect source")
+        _check_effect(g, state, pos, cur)
     hc = int(state[L.HCARD])
     _req((hc >= 0) == (phase == L.P_HCOUNT), "hermit card iff the count choice")
     if hc >= 0:
@@ -314,6 +336,48 @@ def check(g: FlipologyGame, state: np.ndarray) -> None:
         p = order[k // sp] * sp + k % sp
         _req(pos[p] >= 0 and 0 <= pos[p] < nc and face[p] == 1 and
              g.kinds[pos[p]] == L.HERMIT and cur == p // sp, "the hermit crab's owner acts")
+
+
+def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int) -> None:
+    """The pending effect frame: an effect with a choice, of its source card (or copied by a
+    Parrot), at a sub-step of that effect with the positions it has chosen so far."""
+    n, nc, sp = g.num_players, g.ncards, g.seatpos
+    ef, src, step = int(state[L.EF_KIND]), int(state[L.EF_SRC]), int(state[L.EF_STEP])
+    copy, a, b = int(state[L.EF_COPY]), int(state[L.EF_A]), int(state[L.EF_B])
+    peeks = [int(state[L.EF_PEEK + j]) for j in range(3)]
+
+    def card_at(p: int) -> bool:  # a card or a null
+        return 0 <= p < g.npos and 0 <= pos[p] <= nc
+
+    _req(card_at(src) and pos[src] < nc, "the effect's source is a card")
+    face = state[L.FACE:L.FACE + L.MAXPOS]
+    _req(face[src] == 1 or ef == L.RAIN, "the effect's source card is face up (the Rain may "
+         "have turned itself down)")
+    _req(ef <= L.WOLVES or ef in (L.RAIN, L.SUN), "a pending effect with a choice")
+    _req(copy in (0, 1), "effect copy flag is 0/1")
+    src_kind = g.kinds[int(pos[src])]
+    if copy:
+        _req(src_kind == L.PARROT and ef <= L.WOLVES and ef != L.PARROT,
+             "a Parrot copies a Dog, Frog, Hawk, Mole, Monkey, Snake or Wolves effect")
+    else:
+        _req(src_kind == ef, "the effect is its source card's")
+    if ef == L.MONKEY:
+        ok = (step == 0 and a == b == -1) or (step == 1 and card_at(a) and b == -1) or \
+            (step == 2 and card_at(a) and card_at(b) and a != b)
+        _req(ok, "Monkey: step 0, 1 after choosing a, 2 choosing between a and b")
+    else:
+        _req(a == b == -1, "positions a and b only for a Monkey")
+    if ef == L.SUN:
+        _req(0 <= step <= 3, "Sun: three peeks, then a flip")
+        k = sum(p >= 0 for p in peeks)
+        _req(all(p >= 0 for p in peeks[:k]) and (k == step if step < 3 else True),
+             "Sun: one peek per step so far")
+        _req(all(card_at(p) and p // sp != cur for p in peeks[:k]),
+             "Sun: peeks at the cards of other seats")
+    else:
+        _req(peeks == [-1, -1, -1], "peeks only for the Sun")
+        _req(step < n if ef == L.RAIN else step == 0 if ef != L.MONKEY else True,
+             "effect step: one per seat for the Rain, none for single choices")
 
 
 def resample(g: FlipologyGame, state: np.ndarray, observer: int,
