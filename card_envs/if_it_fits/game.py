@@ -9,6 +9,8 @@ import numpy as np
 
 from card_envs.core.checks import as_bool, requirer
 from card_envs.core.checks import int_in as _int
+from card_envs.core.checks import record as _record
+from card_envs.core.checks import seq as _seq
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option, bool_option
 from card_envs.core.kernels import CUR, DONE, PHASE
@@ -157,9 +159,11 @@ class IfItFitsGame(Game):
         return "princess" if cid == self.nc else self.card_names[cid]
 
     def card_id(self, name: Any) -> int:
+        if not isinstance(name, str):
+            raise StateDictError(f"a card is named by a string, got {name!r}")
         if name == "princess":
             return self.nc
-        if not isinstance(name, str) or name not in self.card_names:
+        if name not in self.card_names:
             raise StateDictError(f"unknown card {name!r}")
         return self.card_names.index(name)
 
@@ -258,16 +262,18 @@ class IfItFitsGame(Game):
                 i = r * C + c
                 if x is None:
                     continue
-                if "card" in x:
+                if isinstance(x, Mapping) and "card" in x:
+                    x = _record(x, ("card", "rot"), "table cell")
                     cid = self.card_id(x["card"])
                     rot = _int(x["rot"], 0, 1, "rot")
                     if cid >= self.nc:
                         raise StateDictError("a Princess cannot lie in a cell as a card")
                     cells[i] = 1 + 2 * cid + rot
                 else:
+                    x = _record(x, ("sleeping_cat", "joined"), "table cell (card or cat)")
                     o = x["sleeping_cat"]
-                    o = Bd.PRINCESS_OWNER if o == "princess" else _int(o, 0, n - 1, "owner")
-                    jr, jc = x["joined"]
+                    o = Bd.PRINCESS_OWNER if _is(o, "princess") else _int(o, 0, n - 1, "owner")
+                    jr, jc = _seq(x["joined"], "joined", 2)
                     j = _int(jr, 0, self.rows - 1, "joined") * C + _int(jc, 0, C - 1, "joined")
                     if abs(jr - r) + abs(jc - c) != 1:
                         raise StateDictError("a sleeping cat joins a neighbouring card")
@@ -284,10 +290,12 @@ class IfItFitsGame(Game):
             for c, x in enumerate(row):
                 if x is None:
                     continue
-                if "cat" in x:
-                    v = Bd.SLOT_PRINCESS if x["cat"] == "princess" else \
+                if isinstance(x, Mapping) and "cat" in x:
+                    x = _record(x, ("cat",), "slot")
+                    v = Bd.SLOT_PRINCESS if _is(x["cat"], "princess") else \
                         1 + _int(x["cat"], 0, n - 1, "cat")
                 else:
+                    x = _record(x, ("toy",), "slot (cat or toy)")
                     cid = self.card_id(x["toy"])
                     if not self.nb + 5 <= cid < self.nc:
                         raise StateDictError("only special toy cards lie on slots")
@@ -331,23 +339,26 @@ class IfItFitsGame(Game):
         state[Bd.S_FIRST] = _int(d["first_player"], 0, n - 1, "first_player")
         state[Bd.S_STARTN] = _int(d["start_cards_laid"], 0, n, "start_cards_laid")
         used = 0
-        for name in d["start_cards_used"]:
+        for name in _seq(d["start_cards_used"], "start_cards_used", max_len=5):
             k = self.card_id(name) - self.nb
             if not 0 <= k < 5:
                 raise StateDictError("start_cards_used lists start cards")
             used |= 1 << k
         state[Bd.S_STARTUSED] = used
-        w, e = d["start_row"]
+        w, e = _seq(d["start_row"], "start_row", 2)
         state[Bd.S_STARTW] = _int(w, 0, C - 1, "start_row")
         state[Bd.S_STARTE] = _int(e, 0, C - 1, "start_row")
         sel = d["selected_hand"]
         state[Bd.S_SEL] = -1 if sel is None else _int(sel, 0, Bd.HANDMAX - 1, "selected_hand")
         ss = d["selected_start"]
         state[Bd.S_SELSTART] = -1 if ss is None else self.card_id(ss) - self.nb
+        if not -1 <= state[Bd.S_SELSTART] < 5:
+            raise StateDictError(f"selected_start must be a start card, got {ss!r}")
 
         def cell(x: Any) -> int:
             if x is None:
                 return -1
+            x = _seq(x, "cell", 2)
             return _int(x[0], 0, self.rows - 1, "cell") * C + _int(x[1], 0, C - 1, "cell")
 
         state[Bd.S_SELCELL] = cell(d["selected_cell"])
@@ -426,6 +437,15 @@ class IfItFitsGame(Game):
                            ("slotok", S), ("obsc", self.lay["disc"] - self.lay["obsc"])):
             _require(np.array_equal(self.arr(state, name, size), self.arr(ref, name, size)),
                      f"derived {name} matches the table")
+        slotok, copen = self.arr(state, "slotok", S), self.arr(state, "copen", T)
+        _require(bool((slotok[slots != 0] == 1).all()),
+                 "cats and toy cards lie only on cat slots (two joined open sides)")
+        joins = self.arr(state, "sjoin", T)
+        for i in np.flatnonzero(cells < 0).tolist():
+            j = int(joins[i])
+            _require(any(Bd.neighbour(self.cfg, j, d) == i and copen[j] >> d & 1
+                         for d in range(4)),
+                     "a sleeping cat lies at an open side of the card it joins")
         _require(state[Bd.S_FRONTN] == ref[Bd.S_FRONTN], "frontier count")
         fl, fp, m = self.lay["flist"], self.lay["fpos"], int(state[Bd.S_FRONTN])
         front = sorted(int(x) for x in state[fl:fl + m])
@@ -453,6 +473,86 @@ class IfItFitsGame(Game):
             _require(nb + 5 <= state[Bd.S_TOY] < nc, "a drawn toy card waits")
         else:
             _require(state[Bd.S_TOY] == -1, "no toy card waiting")
+        self._check_turn(state, ph, cur, cells)
+
+    def _check_turn(self, state: np.ndarray, ph: str, cur: int, cells: np.ndarray) -> None:
+        """The pile segments, the start row and the fields of the turn in progress: what the
+        kernels read in the current phase must be there (positions may be set up freely
+        otherwise)."""
+        n, T, C, nb = self.num_players, self.T, self.cols, self.nb
+        adv = bool(self.options["advanced"])
+        pn = int(state[Bd.S_PN])
+        hands = [int(state[Bd.S_HANDN + q]) for q in range(n)]
+        supply = [int(state[Bd.S_SUPPLY + q]) for q in range(n)]
+        sel, selcell = int(state[Bd.S_SEL]), int(state[Bd.S_SELCELL])
+        played, selstart = int(state[Bd.S_PLAYED]), int(state[Bd.S_SELSTART])
+        relax, endtrig = int(state[Bd.S_RELAX]), int(state[Bd.S_ENDTRIG])
+        startn, used = int(state[Bd.S_STARTN]), int(state[Bd.S_STARTUSED])
+        _require(relax in (0, 1) and endtrig in (0, 1), "flags are 0/1")
+        _require(adv or relax == 0, "the basic game is never relaxed")
+        _require(-1 <= sel < Bd.HANDMAX and -1 <= selcell < T and -1 <= played < T and
+                 -1 <= selstart < 5, "selections in range")
+        for q in range(Bd.MAX_PLAYERS):
+            h = hands[q] if q < n else 0
+            _require(bool((state[Bd.S_HAND + q * Bd.HANDMAX + h:
+                                 Bd.S_HAND + (q + 1) * Bd.HANDMAX] == -1).all()),
+                     "hand slots beyond the hand are empty")
+        nseg = int(state[Bd.S_NSEG])
+        segb = [int(state[Bd.S_SEGB + j]) for j in range(nseg + 1)]
+        _require(1 <= nseg <= n and segb[0] == 0 and segb == sorted(segb) and segb[-1] >= pn
+                 and not state[Bd.S_SEGB + nseg + 1:Bd.S_DYN].any(),
+                 "pile segments: 0, then ascending bounds up to at least the pile size")
+        if ph == "end":
+            return
+        if not endtrig:  # a waiting seat draws on its turn: its hand needs room
+            _require(all(h <= Bd.HANDMAX - 1 for q, h in enumerate(hands) if q != cur),
+                     "at most two cards in a waiting hand before the end is triggered")
+        if ph.startswith("start"):
+            row = self.rows // 2
+            w, e = int(state[Bd.S_STARTW]), int(state[Bd.S_STARTE])
+            starts = [i for i in range(T) if cells[i] != 0]
+            _require(all(cells[i] > 0 and nb <= (cells[i] - 1) // 2 < nb + 5 for i in starts)
+                     and not self.arr(state, "slot", self.S).any(),
+                     "only start cards on the table before the first turn")
+            want = list(range(row * C + w, row * C + e + 1)) if startn else []
+            _require(starts == want and (startn or w == e == C // 2),
+                     "the start cards lie side by side in the middle row, from start_row[0] "
+                     "to start_row[1] (the centre column while there is none)")
+            _require(hands[cur] <= Bd.HANDMAX - 1, "at most two cards before the first turn")
+            _require((selstart >= 0) == (ph != "start_card") and
+                     (selstart < 0 or not used >> selstart & 1),
+                     "a start card not yet laid is selected after start_card")
+            if ph == "start_end":
+                _require(startn >= 1, "the first start card goes to the centre")
+            if ph == "start_rotation":
+                ends = [R.start_end_cell(state, self.cfg, k) for k in (0, 1)] \
+                    if startn else [row * C + C // 2]
+                _require(selcell in ends and selcell >= 0,
+                         "the start card goes to the centre / an end of the start row")
+            return
+        if ph in ("turn", "sleep_cell", "sleep_dir"):
+            _require(pn >= 1 and hands[cur] <= Bd.HANDMAX - 1,
+                     "draw or sleep: a card to draw, room in the hand")
+        if ph == "cat" and not endtrig:
+            _require(hands[cur] <= Bd.HANDMAX - 1, "at most two cards left after playing one")
+        if ph == "pass":
+            _require(hands[cur] == 0, "pass: an empty hand")
+        if ph in ("sleep_cell", "sleep_dir"):
+            _require(supply[cur] >= 1, "a cat to lay to sleep")
+        if ph == "sleep_dir":
+            _require(selcell >= 0 and cells[selcell] == 0 and
+                     R.sleep_cell_ok(state.copy(), self.cfg, cur, selcell),
+                     "the sleeping cat's cell is chosen")
+        if ph == "rotation":
+            _require(selcell >= 0 and cells[selcell] == 0 and
+                     state[self.lay["nbc"] + selcell] > 0, "the card's cell is chosen")
+        if ph == "cat":
+            _require(played >= 0 and cells[played] > 0 and supply[cur] >= 1,
+                     "a card was played this turn and a cat is left")
+        if ph in ("cell", "rotation"):
+            fit = bool(R.any_fit(state.copy(), self.cfg, self.hand(state, cur)[sel]))
+            _require(relax == int(adv and not fit), "relaxed iff advanced and the card fits "
+                     "nowhere")
 
     # --- text ------------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
@@ -513,6 +613,10 @@ class IfItFitsGame(Game):
             if b > a:
                 out[po + a:po + b] = rng.permutation(out[po + a:po + b])
         return out
+
+
+def _is(x: Any, name: str) -> bool:
+    return isinstance(x, str) and x == name
 
 
 def boxes(game: IfItFitsGame, state: np.ndarray) -> list[dict[str, Any]]:
