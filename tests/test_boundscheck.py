@@ -1,0 +1,53 @@
+"""Random play, the batched engine and the fuzz passes of every game and variant with numba's
+bounds checks on (``NUMBA_BOUNDSCHECK=1``): no kernel may index out of bounds.
+
+numba's on-disk cache does not know about that flag (cached machine code compiled without the
+checks would be loaded as is), so the pass runs in a subprocess with its own, empty
+``NUMBA_CACHE_DIR`` (``card_envs/__init__.py`` then leaves numba's cache location alone), and
+``tests/fuzz.py --boundscheck`` first proves in that same process that an out-of-bounds read
+raises ``IndexError``, in a kernel defined there and in a card_envs kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def run_bounds_checked(tmp_path: Path, *args: str, timeout: int) -> str:
+    """Run ``tests/fuzz.py --boundscheck *args`` with bounds checks and a fresh cache; return
+    its output after checking it passed."""
+    cache = tmp_path / "numba-cache"
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(cache),
+           "PYTHONHASHSEED": "0"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-X", "faulthandler", str(HERE / "fuzz.py"),
+                          "--boundscheck", *args], capture_output=True, text=True, env=env,
+                         timeout=timeout, cwd=HERE.parent)
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-8000:]
+    assert "local kernel: IndexError" in text and "card_envs kernel: IndexError" in text, text
+    assert text.count("IndexError") == 2, f"an IndexError besides the two proofs:\n{text}"
+    assert "all passes OK (bounds-checked)" in text, text[-8000:]
+    assert any(cache.rglob("*.nbi")), "the kernels were not compiled into the fresh cache"
+    return text
+
+
+def test_bounds_checked_passes(tmp_path: Path) -> None:
+    """Every case once: random games, 300 batched steps, a few fuzz examples."""
+    run_bounds_checked(tmp_path, "--examples", "6", "--option-examples", "4", "--games", "1",
+                       "--vector-envs", "4", "--vector-steps", "300", "--pairs", "1", timeout=900)
+
+
+@pytest.mark.stress
+def test_bounds_checked_passes_stress(tmp_path: Path) -> None:
+    """10x the examples, more games, and the parallel batched driver (>= 128 games)."""
+    run_bounds_checked(tmp_path, "--examples", "60", "--option-examples", "40", "--games", "5",
+                       "--vector-envs", "130", "--vector-steps", "1000", "--pairs", "1",
+                       timeout=3600)
