@@ -35,7 +35,7 @@ def validate_deck(deck: Any) -> dict[str, Any]:
             raise OptionError(f"flipology_v0: deck entry must have exactly 'kind' and "
                               f"'points', got {g!r}")
         kind, pts = g["kind"], g["points"]
-        if kind not in KIND_NAMES:
+        if not isinstance(kind, str) or kind not in KIND_NAMES:
             raise OptionError(f"flipology_v0: unknown card kind {kind!r}; kinds: "
                               f"{list(KIND_NAMES)}")
         if not isinstance(pts, list) or not pts:

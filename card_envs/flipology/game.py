@@ -22,7 +22,7 @@ SINGLES = ("skip", "regrow", "keep", "count face up", "count face down")
 
 
 def _variant(v: Any, opts: Mapping[str, Any]) -> str:
-    if v not in VARIANTS:
+    if not isinstance(v, str) or v not in VARIANTS:
         raise OptionError(f"flipology_v0: variant must be one of {list(VARIANTS)}, got {v!r}")
     if v == "great_tree" and opts["num_players"] > 4:
         raise OptionError(f"flipology_v0: the Great Tree is for 2-4 players (num_players), "

@@ -70,7 +70,7 @@ def validate_deck(cards: Any) -> list[dict[str, Any]]:
         seen.add(code)
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 9:
             raise ValueError(f"{code}: count must be an int 1..9, got {count!r}")
-        if kset not in SETS:
+        if not isinstance(kset, str) or kset not in SETS:
             raise ValueError(f"{code}: set must be one of {SETS}, got {kset!r}")
         if kind == KIND_ANIMALS and kset != "two_animals" or \
                 kind == KIND_HABITATS and kset != "two_habitats" or \
