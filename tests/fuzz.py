@@ -546,6 +546,42 @@ def default_deck_data(env_id: str) -> Any:
     return None
 
 
+def random_deck(draw: Draw, env_id: str) -> Any:
+    """A deck built from scratch (not a mutation of the default): few or many types, extreme
+    counts, points, toys and shapes -- valid as a rule, sometimes just past a limit."""
+    ints = st.integers
+    if env_id == "op_glad_ijs_v0":
+        from card_envs.op_glad_ijs.deck import ANIMALS, HABITATS
+
+        codes = [(f"{a}/{h}", "base") for a in ANIMALS for h in HABITATS] + \
+            [(f"animals:{a}+{b}", "two_animals") for i, a in enumerate(ANIMALS)
+             for b in ANIMALS[i + 1:]] + \
+            [(f"habitats:{a}+{b}", "two_habitats") for i, a in enumerate(HABITATS)
+             for b in HABITATS[i + 1:]]
+        chosen = draw(st.lists(st.sampled_from(codes), min_size=1, max_size=50, unique=True))
+        return [{"code": c, "count": draw(ints(1, 9)), "set": kset} for c, kset in chosen]
+    if env_id == "flipology_v0":
+        from card_envs.flipology.layout import KIND_NAMES
+
+        groups = draw(st.lists(st.sampled_from(KIND_NAMES), min_size=1, max_size=30))
+        return {"cards": [{"kind": k, "points": [0 if k == "null" else draw(ints(0, 31))
+                                                 for _ in range(draw(ints(1, 12)))]}
+                          for k in groups]}
+    if env_id == "if_it_fits_v0":
+        sides = st.sampled_from(["", "N", "E", "NS", "EW", "NE", "ESW", "NESW", "SW", "W"])
+        toys = st.dictionaries(st.sampled_from(["ball", "mouse", "yarn"]), ints(0, 9))
+
+        def card(name: str) -> dict[str, Any]:
+            return {"name": name, "open": draw(sides), "toys": draw(toys),
+                    "sprayer": draw(st.sampled_from([0, 0, 1, 9]))}
+
+        return {"box_cards": [card(f"b{i}") for i in range(draw(ints(8, 112)))],
+                "start_cards": [card(f"s{i}") for i in range(5)],
+                "special_toy_cards": [{"name": f"t{i}", "toys": draw(toys)}
+                                      for i in range(draw(ints(0, 11)))]}
+    return None
+
+
 def full_options(case: Case) -> dict[str, Any]:
     """The case's options with every default spelled out and the deck as data."""
     game_class = card_envs.env_class(case.env_id).game_class
@@ -596,7 +632,16 @@ OPTION_MAX_STEPS = 4000  # per game (a max_turned of 10**6 would run for million
 def options_example(case: Case, draw: Draw, games: int = OPTION_GAMES) -> str:
     """One fuzz example: the case's full options (deck as data), mutated; the env is either
     refused with OptionError or plays ``games`` whole random games with the checks on."""
-    bad, log = mutate(draw, full_options(case), option_values(case))
+    base = full_options(case)
+    if "deck" in base and draw(st.booleans()):
+        base["deck"] = random_deck(draw, case.env_id)
+        if draw(st.booleans()):  # the generated deck as it is
+            base = {k: v for k, v in base.items() if k != "deck"} | {"deck": base["deck"]}
+            bad, log = base, ["random deck"]
+        else:
+            bad, log = mutate(draw, base, option_values(case))
+    else:
+        bad, log = mutate(draw, base, option_values(case))
     bad = {k: v for k, v in bad.items() if isinstance(k, str)}  # **kwargs need str keys
     _log(f"option mutations: {log}")
     try:

@@ -178,6 +178,22 @@ def test_isflak_penguins_numpy_overflow(n: int) -> None:
                               penguins_per_player=np.int64(2)).game.peng == 2
 
 
+def test_deck_and_variant_values_of_the_wrong_type() -> None:
+    """Was: ValueError ('truth value of an array is ambiguous') leaking out of the Flipology
+    deck kind and variant checks; Op Glad's deck set check reported numpy's message."""
+    arr = np.zeros(2, np.int32)
+    flip = fuzz.default_deck_data("flipology_v0")
+    flip["cards"][0]["kind"] = arr
+    with pytest.raises(OptionError, match="card kind"):
+        card_envs.make_raw("flipology_v0", deck=flip)
+    with pytest.raises(OptionError, match="variant"):
+        card_envs.make_raw("flipology_v0", variant=arr)
+    glad = fuzz.default_deck_data("op_glad_ijs_v0")
+    glad[0]["set"] = arr
+    with pytest.raises(OptionError, match="set must be one of"):
+        card_envs.make_raw("op_glad_ijs_v0", deck=glad)
+
+
 # --- regressions: game fields -------------------------------------------------------------------
 def test_slide_fields_are_type_checked() -> None:
     """Was: True accepted as the middle value 1; ragged grids hit numpy's ValueError."""
