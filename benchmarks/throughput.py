@@ -47,11 +47,12 @@ engine at B=4096 (``--contended-batch``) for every game in six states, round-rob
 Target: contended >= 0.9x single for every game (PASS/FAIL; ``--strict`` applies). On a
 machine that other work keeps busy too, ``contended / contended single`` (same conditions,
 seconds apart) tells whether the batch found the best thread count even where the target
-cannot be judged. Each state
-is measured after a warm-up of 1.5 s (``--warmup`` overrides), long enough for the batch to
-settle on a thread count (it retries the others at least every second). The ``load`` columns
-are the CPUs used by other processes, the busy process included (~1.0 in the contended
-states). The table and all repeats go to the JSON under ``"contended"``.
+cannot be judged. Each state is measured after a warm-up of 1.5 s (``--warmup`` overrides),
+long enough for the batch to settle on a thread count (it retries the others about every
+second). The ``load`` columns are the CPUs used by other processes, the busy process included
+(~1.0 in the contended states). The table and all repeats go to the JSON under
+``"contended"``. ``--chunksize N`` runs every batched loop inside
+``numba.parallel_chunksize(N)``. Background: docs/performance.md.
 
 Usage::
 
@@ -59,6 +60,7 @@ Usage::
     python benchmarks/throughput.py --quick --repeats 1  # smoke run (~0.5 s per measurement)
     python benchmarks/throughput.py --games slide_v0 --players 3 --json /tmp/out.json
     python benchmarks/throughput.py --contended-only     # quiet / contended / single, all games
+    python benchmarks/throughput.py --contended          # everything above plus that table
 """
 
 from __future__ import annotations
