@@ -17,6 +17,10 @@ The pass functions state the contract:
 * a deck / option set is either rejected with :class:`OptionError` at env creation, or
   accepted, and then whole random games run with ``check_state`` holding along the way.
 
+``transplant_sweep`` is the systematic complement of the random mutations: each top-level
+field of a position replaced by the same field of another position (of the same phase or
+not), one at a time -- every value valid, the whole inconsistent in exactly one place.
+
 ``python tests/fuzz.py --examples N`` prints the accepted / rejected counts per game and
 variant; ``--boundscheck`` (run under ``NUMBA_BOUNDSCHECK=1`` with a fresh ``NUMBA_CACHE_DIR``,
 see ``tests/test_boundscheck.py``) first proves that out-of-bounds indexing raises in this very
@@ -165,7 +169,7 @@ def _partner(draw: Draw, d: Any, p: PathT) -> PathT | None:
     v = get_at(d, p)
     k = _kind(v)
     cands = [q for q in locations(d) if q[:len(p)] != p and p[:len(q)] != q
-             and _kind(w := get_at(d, q)) == k and _kind(w) == k and not _same(w, v)]
+             and _kind(w := get_at(d, q)) == k and not _same(w, v)]
     alike = [q for q in cands if _alike(p, q)]
     if alike and draw(st.integers(0, 2)):
         return draw(st.sampled_from(alike))
@@ -408,13 +412,15 @@ def round_trip(env: Any) -> None:
 def try_load(env: Any, d: Any, rnd: random.Random, max_steps: int) -> str:
     """Load ``d`` into ``env``; ``"rejected"`` (precise StateDictError, env unchanged) or
     ``"accepted"`` (consistent, round-trips, plays to the end)."""
-    before = snapshot(env)
+    before, given_dict = snapshot(env), repr(d)
     try:
         env.load_state_dict(d)
     except StateDictError as e:
         assert snapshot(env) == before, "a rejected state dict changed the env"
         check_precise(e)
         return "rejected"
+    finally:
+        assert repr(d) == given_dict, "load_state_dict changed the dict it was given"
     env.game.check_state(env.state_array)
     round_trip(env)
     play_checked(env, rnd, max_steps)
@@ -700,7 +706,9 @@ def random_play_pass(case: Case, games: int, seed: int = 0) -> None:
 
 
 def vector_pass(case: Case, num_envs: int, steps: int) -> None:
-    """The batched engine: ``steps`` steps of random legal actions (auto-resets included)."""
+    """The batched engine: ``steps`` steps of random legal actions (auto-resets included).
+    Fewer than ``vector.SERIAL_BELOW`` games run the serial driver: the one numba can bounds
+    check (it neither checks nor raises inside ``prange`` loops)."""
     vec = card_envs.vector.make(case.env_id, num_envs=num_envs, seed=3, **case.options)
     for _ in range(steps):
         vec.step(vec.sample_actions())
