@@ -280,6 +280,16 @@ def test_if_it_fits_records_are_checked() -> None:
     _rejected(env, {**d, "hands": [[np.array(["X-1"])], []]}, "named by a string")
 
 
+def test_finished_games_that_never_truncate_refuse_truncated() -> None:
+    """Was: a finished If It Fits game loaded with truncated=true was accepted (the env then
+    reported a truncation the rules never make)."""
+    for env_id in ("slide_v0", "isflak_v0", "flipology_v0", "if_it_fits_v0"):
+        env = _at(env_id, k=10**6)
+        d = env.state_dict()
+        assert d["current_player"] is None and not d["truncated"]
+        _rejected(env, {**d, "truncated": True}, None)
+
+
 def test_if_it_fits_selected_start_is_a_start_card() -> None:
     """Was: any card name (a box card, the Princess) was accepted as the selected start card;
     the start card then laid was that card (a box card twice, the Princess as a card)."""

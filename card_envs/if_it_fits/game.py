@@ -13,7 +13,7 @@ from card_envs.core.checks import record as _record
 from card_envs.core.checks import seq as _seq
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option, bool_option
-from card_envs.core.kernels import CUR, DONE, PHASE
+from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
 from card_envs.if_it_fits import board as Bd
 from card_envs.if_it_fits import deck as D
 from card_envs.if_it_fits import render as _render
@@ -374,6 +374,7 @@ class IfItFitsGame(Game):
         phase, cur = int(state[PHASE]), int(state[CUR])
         _require(0 <= phase < len(PHASES), "phase in range")
         _require(bool(state[DONE]) == (PHASES[phase] == "end"), "phase 'end' iff game over")
+        _require(int(state[DONE]) != DONE_TRUNCATED, "If It Fits is never cut off (truncated)")
         _require((cur == -1) if state[DONE] else (0 <= cur < n), "current player")
         cells = self.arr(state, "cell", T)
         slots = self.arr(state, "slot", S)
