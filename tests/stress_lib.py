@@ -10,9 +10,12 @@ import itertools
 import math
 import random
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
 
 import card_envs
@@ -103,6 +106,22 @@ def check_outcome(game: Game, points: np.ndarray, winners: np.ndarray,
 
 
 # --- the batched engine -------------------------------------------------------------------
+@contextmanager
+def one_numba_thread() -> Iterator[None]:
+    """Run numba's parallel code on the calling thread only, as a serial batch should.
+
+    Needed because numba's disk cache does not tell ``parallel=True`` from ``parallel=False``:
+    ``vector._sample_serial`` and ``vector._sample_parallel`` (one Python function) share one
+    cache entry, so a serial batch may sample with the cached parallel build and wake the
+    OpenMP workers on every call (stalls of ~8 ms per call on a busy machine)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 @dataclass
 class BatchedStats:
     """What :func:`run_batched` did."""

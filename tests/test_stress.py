@@ -15,6 +15,7 @@ from stress_lib import (
     arena_signature,
     check_arena,
     length_cap,
+    one_numba_thread,
     run_aec,
     run_batched,
 )
@@ -38,8 +39,9 @@ def _report(case: Case, what: str, **figures: Any) -> None:
 
 
 def _batched(case: Case, steps: int, num_envs: int, sample_every: int) -> None:
-    st = run_batched(case.env_id, case.options, steps, num_envs, seed=1000 + steps,
-                     sample_every=sample_every)
+    with one_numba_thread():
+        st = run_batched(case.env_id, case.options, steps, num_envs, seed=1000 + steps,
+                         sample_every=sample_every)
     _report(case, "batched", steps=st.steps, finished=st.finished, truncated=st.truncated,
             length=f"{st.min_len}..{st.max_len}/{st.cap}", state_checks=st.state_checks,
             final_checks=st.final_checks, rewarded=st.rewarded)
