@@ -163,7 +163,7 @@ def _arena(env_id: str, n: int, options: dict[str, Any], games: int, pool: list[
 @stress
 @pytest.mark.parametrize("env_id,n,options", ARENA_CASES, ids=[c[0] for c in ARENA_CASES])
 def test_arena_two_workers_stress(env_id: str, n: int, options: dict[str, Any]) -> None:
-    _arena(env_id, n, options, games=20 * n, pool=ARENA_POOL)
+    _arena(env_id, n, options, games=50 * n, pool=ARENA_POOL)
 
 
 def test_arena_two_workers() -> None:
