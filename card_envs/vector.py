@@ -43,6 +43,7 @@ from numba's on-disk cache.
 
 from __future__ import annotations
 
+import types
 from time import perf_counter
 from typing import Any
 
@@ -164,7 +165,8 @@ def _first_illegal_some(actions, masks) -> int:
 def _sample_py(nthreads, words, rng, out):
     """One uniformly random legal action per game, from a per-game splitmix64 stream.
     ``words`` is the int8 mask buffer (rows padded with zeros to a multiple of 8) viewed as
-    uint64: every byte is 0 or 1, so a word's byte sum counts its legal actions."""
+    uint64: every byte is 0 or 1, so a word's byte sum counts its legal actions. (``nthreads``
+    is for the ``_sample`` wrapper; the loop ignores it.)"""
     W = words.shape[1]
     ones = np.uint64(0x0101010101010101)
     s56 = np.uint64(56)
@@ -193,8 +195,18 @@ def _sample_py(nthreads, words, rng, out):
             break
 
 
-_sample_parallel = njit(cache=True, parallel=True)(_sample_py)
-_sample_serial = njit(cache=True)(_sample_py)
+def _renamed(f: Any, name: str) -> Any:
+    """A copy of function ``f`` called ``name``. numba's disk cache names its entries after the
+    function and does not tell ``parallel=True`` from ``False``: two builds of one function
+    would share an entry, and a serial batch could get the parallel sampler (or the reverse)."""
+    g = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
+    g.__qualname__ = name
+    g.__doc__ = f.__doc__
+    return g
+
+
+_sample_parallel = njit(cache=True, parallel=True)(_renamed(_sample_py, "_sample_parallel"))
+_sample_serial = njit(cache=True)(_renamed(_sample_py, "_sample_serial"))
 
 
 _sample = _with_threads(_sample_parallel)  # not cached (set_num_threads is a ctypes pointer)
@@ -206,18 +218,22 @@ class ThreadTuner:
     Why: a parallel loop waits for its slowest thread, and numba's OpenMP workers spin while
     they wait, so with a core busy elsewhere all threads can be several times slower than one
     (docs/performance.md). How: every step call is timed (seconds per stepped game). In a
-    *trial* each candidate count runs up to ``PROBE_CALLS`` calls (the current count first; a
-    count is dropped early once it is ``ABORT`` times slower than the best so far) and the
-    fastest is kept. Trials come ``MIN_INTERVAL`` apart, twice as far each time the choice
-    holds (up to ``MAX_INTERVAL``), or sooner when the rate over a ``WINDOW`` of calls moves by
-    more than ``DRIFT`` times; but never before the time the last trial lost to slower counts,
-    divided by ``PROBE_SHARE``, has passed (so trying a slow count costs at most ~2%). The
-    candidates are the calling thread's ``numba.get_num_threads()`` (so a user's
-    ``set_num_threads`` is the cap), one less, half, and 1.
+    *trial* each candidate count runs up to ``PROBE_CALLS`` timed calls (the current count
+    first; a count is dropped early once it is ``ABORT`` times slower than the best so far) and
+    the fastest is kept. After a switch, calls are not timed until ``SETTLE`` seconds have
+    passed: the workers of the count before go on spinning for a few ms (libgomp: ~4 ms here)
+    and would slow the first calls of the next count. Trials come ``MIN_INTERVAL`` apart,
+    twice as far each time the choice holds (up to ``MAX_INTERVAL``), or sooner when the rate
+    over a ``WINDOW`` of calls moves by more than ``DRIFT`` times; but never before the time
+    the last trial lost to slower counts, divided by ``PROBE_SHARE``, has passed (so trying a
+    slow count costs at most ~2%). The candidates are the calling thread's
+    ``numba.get_num_threads()`` (so a user's ``set_num_threads`` is the cap), one less, half,
+    and 1.
     """
 
     PROBE_CALLS = 4
     ABORT = 2.0
+    SETTLE = 0.01
     WINDOW = 16
     DRIFT = 1.5
     MIN_INTERVAL = 0.25
@@ -231,7 +247,9 @@ class ThreadTuner:
         self.earliest = 0.0  # no trial before this, whatever the rate does
         self.rate = 0.0  # seconds per game over the last window (0: none yet)
         self.arms: list[int] = []  # counts still to try in the running trial (first: now)
-        self.trial: dict[int, list[float]] = {}  # count -> [seconds, games, calls] in the trial
+        # count -> [timed seconds, timed games, timed calls, untimed seconds] in the trial
+        self.trial: dict[int, list[float]] = {}
+        self.switched = 0.0  # when the running trial last changed the count
         self.best = 0.0  # lowest seconds per game of a count tried in the running trial
         self.trials = 0
         self._window_reset()
@@ -248,7 +266,11 @@ class ThreadTuner:
         if games <= 0:
             return
         if self.arms:
-            acc = self.trial.setdefault(self.arms[0], [0.0, 0, 0])
+            acc = self.trial.setdefault(self.arms[0], [0.0, 0, 0, 0.0])
+            now = perf_counter()
+            if now - self.switched < self.SETTLE:
+                acc[3] += seconds
+                return
             acc[0] += seconds
             acc[1] += games
             acc[2] += 1
@@ -256,6 +278,7 @@ class ThreadTuner:
             if acc[2] >= self.PROBE_CALLS or (self.best and per > self.ABORT * self.best):
                 self.best = min(self.best, per) if self.best else per
                 self.arms.pop(0)
+                self.switched = now
                 if not self.arms:
                     self._decide()
             return
@@ -281,6 +304,7 @@ class ThreadTuner:
             return
         first = self.n if self.n in counts else cap
         self.arms = [first] + sorted(counts - {first}, reverse=True)
+        self.switched = 0.0  # the current count is settled
         self.trial = {}
         self.best = 0.0
         self.trials += 1
@@ -288,7 +312,8 @@ class ThreadTuner:
     def _decide(self) -> None:
         per = {n: acc[0] / acc[1] for n, acc in self.trial.items()}
         best = min(per, key=per.__getitem__)
-        lost = sum(acc[0] - acc[1] * per[best] for acc in self.trial.values())
+        lost = sum(acc[0] - acc[1] * per[best] + acc[3] * (1 - per[best] / per[n])
+                   for n, acc in self.trial.items())
         now = perf_counter()
         self.interval = (min(2 * self.interval, self.MAX_INTERVAL) if best == self.n
                          else self.MIN_INTERVAL)
