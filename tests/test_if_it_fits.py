@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import card_envs
-from card_envs import OptionError
+from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
 from card_envs.if_it_fits import deck as D
 from if_it_fits_ref import (
@@ -345,9 +345,11 @@ def test_princess_unplayable_without_cats_and_discard() -> None:
     env = fresh(table=(3, 5))
     full = {(r, c): (f"X-{1 + r * 5 + c}" if r * 5 + c < 8 else f"T1-{r * 5 + c - 7}", 0)
             for r in range(3) for c in range(5)}
-    position(env, full, hands=[["princess", "U1-1"], ["U1-2"]], phase="play")
-    assert env.game.phase_name(env.state_array) == "play"
-    env.load_state_dict({**env.state_dict(), "phase": "discard"})
+    # A full table leaves seat 0 nothing to play: a 'play' position with no legal action is
+    # rejected by the loader (the engine never stops there); the turn is in 'discard'.
+    with pytest.raises(StateDictError, match="no legal action"):
+        position(env, full, hands=[["princess", "U1-1"], ["U1-2"]], phase="play")
+    position(env, full, hands=[["princess", "U1-1"], ["U1-2"]], phase="discard")
     B = env.game.B
     assert env.legal_actions() == [B + 0, B + 1]
     env.step(B + 1)
@@ -360,7 +362,11 @@ def test_fifth_cat_triggers_end_then_hands_are_played_out() -> None:
     cells = {(4, 5): ("I1-1", 0), (5, 5): ("I1-2", 0)}
     cells.update({(r, 0): ("U2-" + str(r), 0) for r in range(1, 5)})
     cats = {(r, 1): ("cat", 0, (r, 0)) for r in range(1, 5)}
-    position(env, {**cells, **cats}, hands=[["I1-3"], ["X-2", "X-3", "X-4"]])
+    # seat 0 draws I1-3 (the top card) into an empty hand and plays it: once the end is
+    # triggered its hand is empty while seat 1 still holds two cards, so seat 0 must pass
+    d = position(env, {**cells, **cats}, hands=[[], ["X-2", "X-3"]])
+    pile = [c for c in d["draw_pile"] if c != "I1-3"]
+    env.load_state_dict({**d, "draw_pile": ["I1-3", *pile]})
     B, T = env.game.B, env.game.T
     env.step(B + 16)
     hand = env.state_dict()["hands"][0]
