@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.registry import GENERIC, HEURISTICS, agent_class, agent_names, make_agent
+from agents.registry import GENERIC, agent_class, agent_names, make_agent
 
-__all__ = ["GENERIC", "HEURISTICS", "Agent", "RandomAgent", "agent_class", "agent_names",
+__all__ = ["GENERIC", "Agent", "RandomAgent", "agent_class", "agent_names",
            "make_agent"]

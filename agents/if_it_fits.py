@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, legal_actions
+from card_envs.core.jit import njit
 
 NPL, TOYREC = 8, 6
 A_HAND, A_ROT, A_DIR, A_START, A_END, A_DRAW, A_SLEEP, A_SKIP, A_PASS = \

@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, legal_actions
+from card_envs.core.jit import njit
 from card_envs.isflak.rules import CELLS, MAX_DIST, MOVE0, NDIR, RAY, RAYLEN
 
 # tuned against random play (600 games each, 2-4 players)

@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, legal_actions
 from agents.search import SearchAgent, rand_below
+from card_envs.core.jit import njit
 from card_envs.op_glad_ijs import rules as R
 from card_envs.op_glad_ijs.game import OpGladIJsGame
 

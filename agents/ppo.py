@@ -35,7 +35,7 @@ class PPOAgent(Agent):
             model = MaskablePPO.load(path, device="cpu")
         self.model, self.path = model, path
         self.deterministic = bool(deterministic)
-        from card_envs.registry import env_class
+        from card_envs.core.registry import env_class
 
         known = env_class(env_id).game_class.option_specs()
         game = env_class(env_id).game_class(**{k: v for k, v in options.items() if k in known})

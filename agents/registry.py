@@ -4,17 +4,18 @@ A spec is ``name`` or ``name:key=value,key=value``; values are Python literals (
 ``True``, ``'text'``) or else plain strings. The arena passes specs (not objects) to its worker
 processes, so every agent that can be written as a spec can be evaluated in parallel.
 
-A new game's heuristic is one line in ``HEURISTICS``; its search agent needs no line unless it
-customizes the generic one (``SEARCH``).
+A game's heuristic and (custom) search agent are named in its manifest
+(``card_envs/<game>/manifest.py``); this module keeps only the agents that play any game.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 from typing import Any
 
 from agents.base import Agent
+from card_envs.core.manifest import load
+from card_envs.core.registry import env_ids, manifest
 
 # agents that play any game
 GENERIC: dict[str, str] = {
@@ -26,32 +27,18 @@ TRAINED: dict[str, str] = {
     "ppo": "agents.ppo:PPOAgent",
 }
 
-# env id -> that game's heuristic agent (the name "heuristic" resolves through this table)
-HEURISTICS: dict[str, str] = {
-    "slide_v0": "agents.slide:SlideHeuristicAgent",
-    "isflak_v0": "agents.isflak:IsflakHeuristicAgent",
-    "op_glad_ijs_v0": "agents.op_glad_ijs:OpGladIJsHeuristicAgent",
-    "flipology_v0": "agents.flipology:FlipologyHeuristicAgent",
-    "if_it_fits_v0": "agents.if_it_fits:IfItFitsHeuristicAgent",
-}
-
-# env id -> a game-specific search agent; games not listed use the generic one
-SEARCH_DEFAULT = "agents.search:SearchAgent"
-SEARCH: dict[str, str] = {
-    "op_glad_ijs_v0": "agents.op_glad_ijs:OpGladIJsSearchAgent",
-}
+SEARCH_DEFAULT = "agents.search:SearchAgent"  # games whose manifest names no search agent
 SEARCH_NAMES = ("mcts", "ismcts", "search")
 
 
 def _load(path: str) -> type[Agent]:
-    module, name = path.split(":")
-    return getattr(importlib.import_module(module), name)
+    return load(path)
 
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names ``make_agent`` accepts for ``env_id``."""
-    return [*GENERIC, *(["heuristic"] if env_id in HEURISTICS else []), *SEARCH_NAMES,
-            *TRAINED]
+    has_heuristic = manifest(env_id).heuristic is not None
+    return [*GENERIC, *(["heuristic"] if has_heuristic else []), *SEARCH_NAMES, *TRAINED]
 
 
 def agent_class(name: str, env_id: str) -> type[Agent]:
@@ -59,14 +46,14 @@ def agent_class(name: str, env_id: str) -> type[Agent]:
     key = name.strip().lower()
     if key in GENERIC:
         return _load(GENERIC[key])
+    game = manifest(env_id)
     if key == "heuristic":
-        if env_id not in HEURISTICS:
-            raise ValueError(f"no heuristic agent for {env_id!r}; heuristics exist for "
-                             f"{sorted(HEURISTICS)}; agents for {env_id!r}: "
+        if game.heuristic is None:
+            raise ValueError(f"no heuristic agent for {env_id!r}; agents for {env_id!r}: "
                              f"{agent_names(env_id)}")
-        return _load(HEURISTICS[env_id])
+        return _load(game.heuristic)
     if key in SEARCH_NAMES:
-        return _load(SEARCH.get(env_id, SEARCH_DEFAULT))
+        return _load(game.search or SEARCH_DEFAULT)
     if key in TRAINED:
         return _load(TRAINED[key])
     raise ValueError(f"unknown agent {name!r} for {env_id!r}; available: "
@@ -103,10 +90,8 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, **game_options: 
     """Build the agent of ``spec`` (``"random"``, ``"heuristic"``, ``"mcts:ms=50"``...) for
     ``env_id`` with the game's options. Spec parameters go to the agent's constructor;
     an unknown parameter is a ``TypeError`` from that constructor."""
-    from card_envs.registry import ENV_IDS
-
-    if env_id not in ENV_IDS:
-        raise ValueError(f"unknown env id {env_id!r}; registered: {list(ENV_IDS)}")
+    if env_id not in env_ids():
+        raise ValueError(f"unknown env id {env_id!r}; registered: {list(env_ids())}")
     name, params = parse_spec(spec)
     clash = set(params) & set(game_options)
     if clash:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from agents.base import Agent, legal_actions
+from card_envs.core.jit import njit
 from card_envs.slide.estimate import grid_score, tables, value_shares
 from card_envs.slide.rules import shift_in, side_ok
 

@@ -86,8 +86,8 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from card_envs.core.registry import env_class
     from card_envs.policy import MaskedPolicy
-    from card_envs.registry import env_class
     from card_envs.sb3 import BatchedVecEnv
     from card_envs.training import policy_spec
 

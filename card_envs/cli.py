@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.arena import resolve_env_id, run_arena
-from card_envs.registry import ENV_IDS
+from card_envs.core.registry import ENV_IDS
 
 ARENA_HELP = ("Play agents against each other over duplicate deals; print win rates and mean "
               "points with 95% confidence intervals, ratings and a head-to-head matrix.")

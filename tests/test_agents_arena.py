@@ -14,7 +14,7 @@ import pytest
 import card_envs
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.registry import HEURISTICS, agent_class, agent_names, make_agent
+from agents.registry import agent_class, agent_names, make_agent
 from agents.slide import SlideHeuristicAgent, _push
 from card_envs.arena import resolve_env_id, run_arena, wilson_interval
 from card_envs.slide import rules as R
@@ -120,7 +120,7 @@ def test_make_agent_registry() -> None:
     assert type(make_agent("random", "slide_v0", seed=1, num_players=3)) is RandomAgent
     assert type(make_agent("Heuristic", "slide_v0")) is SlideHeuristicAgent
     assert agent_names("slide_v0")[:2] == ["random", "heuristic"]  # then the search names
-    assert "slide_v0" in HEURISTICS
+    assert card_envs.manifest("slide_v0").heuristic
     with pytest.raises(ValueError, match="unknown agent 'bogus'.*random"):
         make_agent("bogus", "slide_v0")
     with pytest.raises(ValueError, match="no heuristic agent for 'other_v0'.*slide_v0"):

@@ -21,7 +21,7 @@ class Engine:
         if isinstance(env_id, Game):
             self.game = env_id
         else:
-            from card_envs.registry import env_class
+            from card_envs.core.registry import env_class
 
             self.game = env_class(env_id).game_class(**options)
         g = self.game

@@ -9,7 +9,8 @@ makes a copy of the array a complete, independent copy of the game, chance inclu
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from card_envs.core.jit import njit
 
 # --- state header (offsets into the int32 state array) -----------------------------------
 RNG_LO = 0  # low 32 bits of the splitmix64 state

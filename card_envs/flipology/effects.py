@@ -11,8 +11,8 @@ applied inside the step; a choice with two or more options becomes an AEC step.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, CUR, PHASE
 from card_envs.flipology.layout import (
     ALL_SEATS,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, CUR, PHASE, rel_seat
 from card_envs.flipology.effects import rel_action
 from card_envs.flipology.layout import (

@@ -9,8 +9,8 @@ adjacency tables (``layout.T_*``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import (
     C_PLAYERS,
     C_REWARD,

@@ -36,8 +36,8 @@ are in the config (``CF_O_*``):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import C_HEADER, C_PLAYERS, HEADER
 
 MAX_PLAYERS = 5

@@ -10,8 +10,8 @@ direction N/E/S/W, ``B+9..13`` start card, ``B+14..15`` start-row end west/east,
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import (
     C_PLAYERS,
     C_REWARD,

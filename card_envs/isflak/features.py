@@ -53,8 +53,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.isflak.rules import BORDER, CELLS, MAX_DIST, NDIR, RAY
 from card_envs.isflak.rules import num_actions as isflak_num_actions
 from card_envs.isflak.rules import obs_size as isflak_obs_size

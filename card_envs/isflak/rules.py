@@ -37,8 +37,8 @@ by ``s`` cells (1-6).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import (
     C_HEADER,
     C_PLAYERS,

@@ -48,8 +48,8 @@ deals the shuffled deck's ``k``-th card into slot ``k``. 471 int32 (1,884 bytes)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import (
     C_PLAYERS,
     C_REWARD,

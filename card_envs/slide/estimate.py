@@ -11,8 +11,8 @@ neighbour pairs. Chances come from the unseen counts (``p_v`` = share of value `
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.slide.rules import FACE_DOWN_CODE, NUM_VALUES, SLOTS
 
 

@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.slide.estimate import fill_tables, grid_score, value_shares
 from card_envs.slide.rules import NUM_ACTIONS, NUM_VALUES, SLOTS, shift_in, side_ok
 from card_envs.slide.rules import obs_size as slide_obs_size

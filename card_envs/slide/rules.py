@@ -20,8 +20,8 @@ Phases: 0 reveal, 1 pick, 2 end. Actions: ``Discrete(56)``: ``0-15`` reveal slot
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from card_envs.core.jit import njit
 from card_envs.core.kernels import (
     C_PLAYERS,
     C_REWARD,

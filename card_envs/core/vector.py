@@ -48,11 +48,12 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from numba import get_num_threads, njit, prange, set_num_threads
+from numba import get_num_threads, prange, set_num_threads
 
 from card_envs.core import kernels as K
 from card_envs.core.errors import IllegalActionError, OptionError
 from card_envs.core.game import Game, seed_to_u64
+from card_envs.core.jit import njit
 
 SERIAL_BELOW = 128  # batches smaller than this run on one thread (no parallel start-up cost)
 
@@ -444,6 +445,6 @@ class VectorEnv:
 
 def make(env_id: str, num_envs: int, seed: int = 0, **options: Any) -> VectorEnv:
     """A batched engine of ``num_envs`` games of ``env_id`` with the given game options."""
-    from card_envs.registry import env_class
+    from card_envs.core.registry import env_class
 
     return VectorEnv(env_class(env_id).game_class(**options), num_envs, seed)

@@ -1,0 +1,93 @@
+"""``njit`` for card-envs kernels: numba's ``njit`` with a cache that follows the whole tree.
+
+numba invalidates a cached kernel only when the kernel's *own* file changes, not when a kernel
+it calls (in another module) does, so an edit to a shared helper would silently keep running
+stale machine code. Our kernels are therefore cached in a directory keyed on a hash of every
+card-envs source file that holds numba code (``njit`` appears in it): any kernel edit
+recompiles, edits elsewhere (arena, CLI, env adapters) keep the cache.
+
+This is per function, not per process: ``njit(cache=True)`` from this module gives the
+dispatcher its own cache object; numba's configuration (``numba.config.CACHE_DIR``), other
+libraries' kernels and the user's own ``@numba.njit(cache=True)`` functions are untouched.
+``NUMBA_CACHE_DIR`` (numba's own setting) still wins when set; ``CARD_ENVS_CACHE_DIR`` moves
+the parent folder (default ``$XDG_CACHE_HOME/card_envs`` or ``~/.cache/card_envs``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numba
+from numba.core import caching
+
+_ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "agents")
+
+
+@functools.lru_cache(maxsize=1)
+def source_hash() -> str:
+    """16 hex digits over the card-envs (and ``agents``) files that use numba."""
+    h = hashlib.sha1()
+    for root in _ROOTS:
+        for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
+            src = p.read_bytes()
+            if b"njit" in src:
+                h.update(p.relative_to(root.parent).as_posix().encode())
+                h.update(src)
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Where card-envs kernels (and generated search modules) are cached."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    base = os.environ.get("CARD_ENVS_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "card_envs")
+    return Path(base) / f"numba-{source_hash()}"
+
+
+# numba < 0.61 spells it with an underscore
+_UserDirLocator = (getattr(caching, "UserProvidedCacheLocator", None)
+                   or caching._UserProvidedCacheLocator)
+
+
+class _TreeLocator(_UserDirLocator):
+    """numba's user-directory locator, pointed at :func:`cache_dir`."""
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(cache_dir(), self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            return None  # numba's own locator honours it
+        return super(_UserDirLocator, cls).from_function(py_func, py_file)
+
+
+class _TreeCacheImpl(caching.CompileResultCacheImpl):
+    _locator_classes = [_TreeLocator, *caching.CompileResultCacheImpl._locator_classes]
+
+
+class _TreeCache(caching.FunctionCache):
+    _impl_class = _TreeCacheImpl
+
+
+def njit(*args: Any, cache: bool = False, **kwargs: Any) -> Any:
+    """``numba.njit`` with ``cache=True`` meaning the tree-keyed cache above."""
+    def wrap(fn: Callable) -> Any:
+        disp = numba.njit(**kwargs)(fn)
+        if cache:
+            disp._cache = _TreeCache(disp.py_func)
+        return disp
+
+    if args and callable(args[0]) and len(args) == 1:
+        return wrap(args[0])
+    if args:
+        raise TypeError("njit takes the function or keyword options only")
+    return wrap

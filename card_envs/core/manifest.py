@@ -1,0 +1,92 @@
+"""A game's manifest: everything about a game that the layers above it need, declared once.
+
+Each game folder has ``manifest.py`` with ``MANIFEST = GameManifest(...)``; the registry
+(:mod:`card_envs.core.registry`), the agents, the trainer, the benchmarks and the test kit read
+it instead of keeping tables of their own. Adding a game is its folder plus one line in
+:data:`card_envs.core.registry.GAMES` (or ``card_envs.register(manifest)`` at run time, for a
+game that lives outside the package).
+
+References to other layers are *import paths* (``"agents.slide:SlideHeuristicAgent"``), loaded
+only by the layer that uses them, so a game folder never imports agents, rl or arena code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def load(path: str) -> Any:
+    """``"package.module:attribute"`` -> the attribute (imported on first use)."""
+    module, _, name = path.partition(":")
+    if not name:
+        raise ValueError(f"an import path is 'module:attribute', got {path!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Playthrough:
+    """One golden playthrough (``tests/playthroughs/<env_id>-<name>.txt``): options, seed and
+    how moves are chosen (``agent``: ``""`` for uniform random, or an agent spec; ``noise``:
+    the share of random moves mixed into it; ``parallel``: through the parallel env)."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 1
+    agent: str = ""
+    noise: float = 0.0
+    parallel: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """Defaults of :func:`card_envs.rl.train` for this game.
+
+    ``options``: game options used for training and its evaluations (``max_turned=200`` keeps
+    Op Glad IJs games short); ``settings``: trainer settings (``shaping``, network sizes...);
+    ``features``: ``"module:Class"`` of the action-aligned feature module (rl layer), ``None``
+    for none; ``potential``: ``"module:function"`` of the shaping potential."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    features: str | None = None
+    potential: str | None = None
+
+
+@dataclass(frozen=True)
+class BenchSpec:
+    """Benchmark targets: ``batch_rate`` (batched steps/s at B=4096 that ``make bench``
+    requires), ``ladder_budget`` (the search spec the ladder plays against the heuristic) and
+    ``ladder_target`` (``"win"``: win rate >= 0.60; ``"not worse"``: CI reaches 0.5)."""
+
+    batch_rate: float = 5_000_000.0
+    ladder_budget: str = "mcts:iterations=12000"
+    ladder_target: str = "win"
+
+
+@dataclass(frozen=True)
+class GameManifest:
+    """Everything the layers need to know about one game (module docstring).
+
+    ``name`` is the short name (``"slide"``, accepted wherever an env id is); ``env`` the
+    ``"module:Class"`` of the AEC env; ``heuristic`` / ``search`` the agents (``search`` only if
+    it customizes the generic MCTS); ``search_options`` the game options search tests use;
+    ``test_cases`` option sets the shared test kit runs (the first is the default game);
+    ``playthroughs`` the golden playthroughs."""
+
+    env_id: str
+    name: str
+    env: str
+    heuristic: str | None = None
+    search: str | None = None
+    search_options: dict[str, Any] = field(default_factory=dict)
+    test_cases: tuple[dict[str, Any], ...] = ({},)
+    playthroughs: tuple[Playthrough, ...] = ()
+    train: TrainSpec = field(default_factory=TrainSpec)
+    bench: BenchSpec = field(default_factory=BenchSpec)
+
+    def env_class(self) -> type:
+        """The AEC env class (imports the game)."""
+        return load(self.env)

@@ -1,0 +1,121 @@
+"""The games: one line per built-in game in :data:`GAMES`, each read from its folder's manifest.
+
+Every layer asks the registry (never a table of its own): ``manifest(env_id)`` for what a game
+declares (:class:`~card_envs.core.manifest.GameManifest`), ``env_class`` / ``make`` /
+``make_raw`` for its environments. ``register(manifest)`` adds a game defined outside the
+package (a user's variant, the test suite's toy game) to the same registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from card_envs.core.errors import OptionError
+from card_envs.core.manifest import GameManifest, load
+
+#: The built-in games: the package of each, whose ``manifest.py`` declares ``MANIFEST``.
+GAMES: tuple[str, ...] = (
+    "card_envs.slide",
+    "card_envs.isflak",
+    "card_envs.op_glad_ijs",
+    "card_envs.flipology",
+    "card_envs.if_it_fits",
+)
+
+_MANIFESTS: dict[str, GameManifest] = {}
+for _pkg in GAMES:
+    _m = importlib.import_module(f"{_pkg}.manifest").MANIFEST
+    _MANIFESTS[_m.env_id] = _m
+del _pkg, _m
+
+#: The env ids of the built-in games (``env_ids()`` includes games registered at run time).
+ENV_IDS: tuple[str, ...] = tuple(_MANIFESTS)
+
+
+def register(manifest: GameManifest) -> None:
+    """Add a game defined outside the package; its env id must be new."""
+    if not isinstance(manifest, GameManifest):
+        raise TypeError(f"register() takes a GameManifest, got {type(manifest).__name__}")
+    if manifest.env_id in _MANIFESTS and _MANIFESTS[manifest.env_id] is not manifest:
+        raise ValueError(f"env id {manifest.env_id!r} is already registered")
+    _MANIFESTS[manifest.env_id] = manifest
+
+
+def unregister(env_id: str) -> None:
+    """Remove a game added with :func:`register` (built-in games stay)."""
+    if env_id in ENV_IDS:
+        raise ValueError(f"{env_id!r} is a built-in game")
+    _MANIFESTS.pop(env_id, None)
+
+
+def env_ids() -> tuple[str, ...]:
+    """Every registered env id, built-in first."""
+    return tuple(_MANIFESTS)
+
+
+def manifests() -> tuple[GameManifest, ...]:
+    """Every registered game's manifest, built-in first."""
+    return tuple(_MANIFESTS.values())
+
+
+def resolve_env_id(game: str) -> str:
+    """``"slide"``, ``"slide_v0"`` or ``"Slide"`` -> ``"slide_v0"`` (the newest version when
+    only the name is given); :class:`OptionError` listing the games otherwise."""
+    if not isinstance(game, str):
+        raise OptionError(f"a game is named by a string, got {type(game).__name__}")
+    key = game.strip().lower()
+    if key in _MANIFESTS:
+        return key
+    matches = sorted((m.env_id for m in _MANIFESTS.values() if m.name == key),
+                     key=lambda e: int(e.rsplit("_v", 1)[1]) if "_v" in e else 0)
+    if not matches:
+        names = sorted({m.name for m in _MANIFESTS.values()})
+        raise OptionError(f"unknown game {game!r}; games: {names} (env ids {list(env_ids())})")
+    return matches[-1]
+
+
+def manifest(game: str) -> GameManifest:
+    """The manifest of ``game`` (an env id or a short name)."""
+    return _MANIFESTS[resolve_env_id(game)]
+
+
+def env_class(game: str) -> type:
+    """The ``CardEnv`` subclass of ``game`` (an env id or a short name)."""
+    return manifest(game).env_class()
+
+
+def make(game: str, **options: Any) -> Any:
+    """The wrapped env: PettingZoo classic semantics (an illegal action loses the game)."""
+    return env_class(game)(illegal_action="lose", **options)
+
+
+def make_raw(game: str, **options: Any) -> Any:
+    """The raw env: an illegal action raises ``IllegalActionError`` and changes nothing."""
+    return env_class(game)(illegal_action="raise", **options)
+
+
+def loader(path: str | None) -> Any:
+    """A manifest's ``"module:attribute"`` reference, loaded (``None`` stays ``None``)."""
+    return None if path is None else load(path)
+
+
+def env_module(env_id: str) -> ModuleType:
+    """A PettingZoo-style module for ``env_id`` with ``env()`` and ``raw_env()`` (the game is
+    imported on first use)."""
+    mod = ModuleType(f"card_envs.{env_id}", f"PettingZoo-style entry points of {env_id}.")
+
+    def env(**options: Any) -> Any:
+        return make(env_id, **options)
+
+    def raw_env(**options: Any) -> Any:
+        return make_raw(env_id, **options)
+
+    env.__doc__ = make.__doc__
+    raw_env.__doc__ = make_raw.__doc__
+    mod.env, mod.raw_env = env, raw_env
+    # everything else comes from the env class, e.g. ``op_glad_ijs_v0.parallel_env`` (a
+    # classmethod of games with simultaneous moves)
+    mod.__getattr__ = lambda name: getattr(env_class(env_id), name)
+    return mod

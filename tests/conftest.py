@@ -1,0 +1,13 @@
+"""Test-suite set-up: every folder of ``tests/`` is importable (``from slide_ref import ...``
+from any test), so per-game test folders need no table of their own."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+for _d in sorted([_HERE, *(p for p in _HERE.iterdir() if p.is_dir() and
+                           not p.name.startswith((".", "_")) and p.name != "playthroughs")]):
+    if str(_d) not in sys.path:
+        sys.path.insert(0, str(_d))
