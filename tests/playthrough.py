@@ -74,43 +74,16 @@ class Variant:
 
 
 AGENT_SEED = 100
-_OGI = ("the heuristic slaps correct targets (a uniform random game faults so often that it "
-        "runs to the 1,000-card cut-off), the noise adds faults and wrong slaps")
-_OGI_CUT = _OGI + "; max_turned={n} keeps the file small: truncated after {n} turned cards"
-_IIF = "with uniform random play every seat usually ends with 0 points; the heuristic scores"
-_SLAPPER = {"agent": "heuristic:miss_rate=0.3", "noise": 0.1}
 
-_VARIANTS: list[Variant] = [
-    Variant("slide_v0", "2p", {"num_players": 2}, seed=1),
-    Variant("slide_v0", "4p", {"num_players": 4, "start_player": "random",
-                               "reward_mode": "points"}, seed=2),
-    Variant("slide_v0", "6p", {"num_players": 6}, seed=3),
-    Variant("isflak_v0", "default", {}, seed=1),
-    Variant("isflak_v0", "4p-3penguins-points",
-            {"num_players": 4, "penguins_per_player": 3,
-             "card_points": {"ace": 5, "face": 2, "number": 1}, "reward_mode": "points"},
-            seed=2),
-    Variant("isflak_v0", "3p-2penguins", {"num_players": 3, "penguins_per_player": 2,
-                                          "card_points": [1, 1, 1]}, seed=3),
-    Variant("op_glad_ijs_v0", "default", {}, seed=1, **_SLAPPER, note=_OGI),
-    Variant("op_glad_ijs_v0", "advanced", {"num_players": 4, "advanced": True,
-                                           "max_turned": 40, "reward_mode": "cards"},
-            seed=2, **_SLAPPER, note=_OGI_CUT.format(n=40)),
-    Variant("op_glad_ijs_v0", "two_animals", {"two_animals": True, "start_player": "random"},
-            seed=3, **_SLAPPER, note=_OGI),
-    Variant("op_glad_ijs_v0", "parallel", {"num_players": 3, "two_habitats": True}, seed=4,
-            parallel=True, **_SLAPPER, note=_OGI),
-    Variant("flipology_v0", "nature", {}, seed=1),
-    Variant("flipology_v0", "moon", {"num_players": 4, "moon": True}, seed=2),
-    Variant("flipology_v0", "series", {"num_players": 3, "series": True,
-                                       "reward_mode": "points"}, seed=3),
-    Variant("flipology_v0", "great_tree", {"num_players": 3, "variant": "great_tree"}, seed=4),
-    Variant("if_it_fits_v0", "basic", {}, seed=1, agent="heuristic", noise=0.2, note=_IIF),
-    Variant("if_it_fits_v0", "advanced", {"num_players": 3, "advanced": True}, seed=3,
-            agent="heuristic", noise=0.2, note=_IIF),
-    Variant("if_it_fits_v0", "small-table", {"table": [5, 7]}, seed=4),
-]
 
+def _variants() -> list[Variant]:
+    """Every playthrough the registered games' manifests declare."""
+    return [Variant(m.env_id, p.name, dict(p.options), p.seed, parallel=p.parallel,
+                    agent=p.agent, noise=p.noise, note=p.note)
+            for m in card_envs.core.registry.manifests() for p in m.playthroughs]
+
+
+_VARIANTS = _variants()
 VARIANTS: dict[str, Variant] = {v.name: v for v in _VARIANTS}
 assert len(VARIANTS) == len(_VARIANTS), "duplicate playthrough names"
 

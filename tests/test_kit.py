@@ -1,6 +1,6 @@
 """The shared checks of ``tests/kit.py``, run for every registered game configuration.
 
-Adding a game = adding its line(s) to ``CASES``."""
+The cases are the test_cases of every manifest."""
 
 from __future__ import annotations
 
@@ -23,27 +23,8 @@ from card_envs.core import kernels as K
 from card_envs.core.env import ResetNeededError
 from kit import Case, digest, play_steps, random_action, snapshot
 
-CASES = [
-    Case("slide_v0"), Case("slide_v0", {"num_players": 3, "start_player": "random"}),
-    Case("slide_v0", {"num_players": 6, "reward_mode": "points"}),
-    Case("isflak_v0"), Case("isflak_v0", {"num_players": 4, "start_player": "random"}),
-    Case("isflak_v0", {"num_players": 6, "reward_mode": "points"}),
-    Case("isflak_v0", {"num_players": 3, "penguins_per_player": 1, "card_points": [5, 0, 2]}),
-    Case("op_glad_ijs_v0"),  # random play reaches the 1,000-card cut-off: truncation
-    Case("op_glad_ijs_v0", {"num_players": 3, "start_player": "random", "two_animals": True,
-                            "max_turned": 80}),
-    Case("op_glad_ijs_v0", {"num_players": 4, "reward_mode": "cards", "two_habitats": True,
-                            "max_turned": 60}),
-    Case("op_glad_ijs_v0", {"num_players": 6, "reward_mode": "points", "advanced": True,
-                            "max_turned": 40}),
-    Case("flipology_v0"), Case("flipology_v0", {"start_player": "random", "moon": True,
-                                                "series": True}),
-    Case("flipology_v0", {"num_players": 8, "reward_mode": "points", "wolves": False}),
-    Case("flipology_v0", {"num_players": 3, "variant": "great_tree", "moon": True}),
-    Case("if_it_fits_v0"),
-    Case("if_it_fits_v0", {"num_players": 3, "start_player": "random", "advanced": True}),
-    Case("if_it_fits_v0", {"num_players": 5, "reward_mode": "points", "table": (7, 9)}),
-]
+CASES = [Case(m.env_id, dict(o)) for m in card_envs.core.registry.manifests()
+         for o in m.test_cases]
 FIRST = {c.env_id: c for c in reversed(CASES)}  # one case per game for the costlier checks
 IDS = [c.id for c in CASES]
 FIRST_IDS = list(FIRST)
