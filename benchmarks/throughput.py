@@ -95,11 +95,7 @@ ANCHOR_GAME = "connect_four_v3 (anchor)"
 DEFAULT_BATCH_SIZES = (1, 256, 4096, 65536)
 TARGET_AEC_RATIO = 10.0
 TARGET_BATCH = 4096
-TARGET_BATCH_RATE = 5_000_000.0  # default; per-game targets from the issues below
-TARGET_BATCH_RATES = {  # Pgx's JAX speeds on this machine at B=4096 set the bar for the heavy games
-    "flipology_v0": 2_800_000.0,
-    "if_it_fits_v0": 1_100_000.0,
-}
+# per-game batched targets (B=4096): each manifest's ``bench.batch_rate``
 LOAD_WARN = 0.25  # CPUs used by other processes above which a measurement is flagged
 TARGET_CONTENDED_RATIO = 0.9  # contended (one core busy) / single-thread, at TARGET_BATCH
 CONTENDED_WARMUP = 1.5  # s before each contended-table measurement: the batch settles its threads
@@ -389,13 +385,10 @@ def resolve_games(requested: list[str] | None) -> list[str]:
     names = [n for item in requested for n in item.split(",") if n.strip()]
     out = []
     for n in (x.strip() for x in names):
-        if n in card_envs.ENV_IDS:
-            match = n
-        else:  # allow "slide" for "slide_v0"
-            hits = [e for e in card_envs.ENV_IDS if e.rsplit("_v", 1)[0] == n]
-            if len(hits) != 1:
-                raise SystemExit(f"unknown game {n!r}; registered: {list(card_envs.ENV_IDS)}")
-            match = hits[0]
+        try:  # "slide" or "slide_v0"
+            match = card_envs.resolve_env_id(n)
+        except card_envs.OptionError as e:
+            raise SystemExit(str(e)) from None
         if match not in out:
             out.append(match)
     return out
@@ -672,7 +665,7 @@ def check_targets(anchor: Measurement | None,
         vec = next((m for m in ms if m.variant == V_VECTOR and m.batch_size == TARGET_BATCH),
                    None)
         rate = vec.median if vec else None
-        required = TARGET_BATCH_RATES.get(env_id, TARGET_BATCH_RATE)
+        required = card_envs.manifest(env_id).bench.batch_rate
         out.append({
             "game": env_id,
             "target": f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",

@@ -49,7 +49,7 @@ from hypothesis import strategies as st
 import card_envs
 from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
-from kit import Case, play_steps, snapshot
+from card_envs.testing import Case, play_steps, snapshot
 from test_kit import CASES
 
 Draw = Callable[..., Any]

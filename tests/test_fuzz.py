@@ -20,8 +20,8 @@ import pytest
 import card_envs
 from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
+from card_envs.testing import Case, play_steps, snapshot
 from if_it_fits_ref import fresh, position
-from kit import Case, play_steps, snapshot
 from test_kit import CASES, FIRST, FIRST_IDS, IDS
 
 cases = pytest.mark.parametrize("case", CASES, ids=IDS)

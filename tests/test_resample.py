@@ -20,7 +20,7 @@ import pytest
 
 from card_envs import Engine
 from card_envs.flipology import layout as FL
-from kit import Case
+from card_envs.testing import Case
 from test_kit import CASES, IDS
 
 PER_PHASE = 6  # positions kept per phase and case

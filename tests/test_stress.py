@@ -23,7 +23,7 @@ from stress_lib import (
 import card_envs
 from card_envs.arena import run_arena
 from card_envs.core import kernels as K
-from kit import Case
+from card_envs.testing import Case
 from test_kit import CASES, IDS
 
 cases = pytest.mark.parametrize("case", CASES, ids=IDS)

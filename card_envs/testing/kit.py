@@ -1,9 +1,5 @@
-"""Shared test kit: the checks every game must pass, written once.
-
-A game joins by adding one line to ``CASES`` in ``tests/test_kit.py``:
-``Case("slide_v0", {"num_players": 3})``. Game-specific invariants live in the game's
-``Game.check_state`` (also used to validate loaded state dicts), so the fuzz here checks them.
-"""
+"""The kit's building blocks: a game configuration (:class:`Case`), random play, digests and
+snapshots of everything observable."""
 
 from __future__ import annotations
 
@@ -21,6 +17,8 @@ from card_envs.core import kernels as K
 
 @dataclass(frozen=True)
 class Case:
+    """One game configuration: an env id and its options."""
+
     env_id: str
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -85,3 +83,12 @@ def snapshot(env: Any) -> str:
         "mask": env.observe(env.agent_selection)["action_mask"].tolist()
         if env.agent_selection in env.agents else None,
     }, sort_keys=True)
+
+
+def cases(env_ids: Any = None) -> list[Case]:
+    """The kit cases: every ``test_cases`` entry of every registered game's manifest (or of
+    the games ``env_ids`` names)."""
+    from card_envs.core.registry import manifest, manifests
+
+    chosen = manifests() if env_ids is None else [manifest(e) for e in env_ids]
+    return [Case(m.env_id, dict(o)) for m in chosen for o in m.test_cases]
