@@ -1,6 +1,6 @@
 """Slide (``slide_v0``): end with the lowest total in your 4x4 grid.
 
-Rules: ``shared/rules/slide.md``.
+Rules: ``docs/rules/slide.md``.
 
 Version ``0``. 2-6 players. Options: ``num_players`` (2), ``start_player`` (0 or ``"random"``),
 ``reward_mode`` (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``: ``-points``).
