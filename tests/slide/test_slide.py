@@ -41,7 +41,7 @@ from slide_ref import (
 
 
 # =============================================================================================
-# 1. The examples of slide.md
+# 1. The examples of docs/rules/slide.md
 # =============================================================================================
 def example_position():
     """2 players, round 5, pick phase, seat 0 to act with its gap at (1,2); seat 1's gap is the
