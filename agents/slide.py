@@ -1,11 +1,11 @@
 """A greedy Slide heuristic: minimise the expected final points of the own grid.
 
-The observation (layout: ``card_envs.slide.env``) is decoded into the own grid (codes 0 empty,
-1-10 face up, 11 face down) and the unseen counts. A grid is scored as its expected points if the
-game ended now: a face-up card scores 0 if an orthogonal neighbour is a face-up card of the same
-value, else its value times the chance that no face-down neighbour turns out equal; a face-down
-card scores the expected value of an unseen card, again only for values that no neighbour
-already pairs.
+The observation (table: ``card_envs.slide.env``, offsets: ``card_envs.slide.layout``) is decoded
+into the own grid (codes 0 empty, 1-10 face up, 11 face down) and the unseen counts. A grid is
+scored as its expected points if the game ended now: a face-up card scores 0 if an orthogonal
+neighbour is a face-up card of the same value, else its value times the chance that no
+face-down neighbour turns out equal; a face-down card scores the expected value of an unseen
+card, again only for values that no neighbour already pairs.
 
 * **Pick:** every legal (value, side) is simulated on a copy of the grid; the lowest score wins.
 * **Reveal:** for every face-down slot, the gap is opened there and, for each value 1-10, the
@@ -24,21 +24,27 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
+from card_envs.slide.board import shift_in, side_ok
 from card_envs.slide.estimate import grid_score, tables, value_shares
-from card_envs.slide.rules import shift_in, side_ok
+from card_envs.slide.layout import (
+    FACE_DOWN_CODE,
+    NUM_ACTIONS,
+    NUM_VALUES,
+    OBS_FIRST,
+    OBS_UNSEEN,
+    PICK0,
+    SLOTS,
+    obs_players,
+    obs_tail,
+)
 
-SLOTS = 16
-NUM_VALUES = 10
-PICK0 = 16
-FACE_DOWN = 11
-LEFT, RIGHT, TOP, BOTTOM = 0, 1, 2, 3
 _TIE = 1e-9
 
 
 @njit(cache=True)
 def _push(grid: np.ndarray, empty: int, side: int, value: int, out: np.ndarray) -> None:
     """``out`` = ``grid`` with ``value`` pushed in from ``side`` toward the gap ``empty``
-    (``card_envs.slide.rules.shift_in`` on observation codes)."""
+    (``card_envs.slide.board.shift_in`` on observation codes)."""
     for i in range(SLOTS):
         out[i] = grid[i]
     shift_in(out, 0, empty, side, value)
@@ -97,8 +103,8 @@ def _compile() -> None:
     """Compile (or load from numba's cache) the kernels now, not inside a timed game loop."""
     global _COMPILED
     if not _COMPILED:
-        grid = np.full(SLOTS, FACE_DOWN, np.int64)
-        mask = np.zeros(PICK0 + 4 * NUM_VALUES, np.int8)
+        grid = np.full(SLOTS, FACE_DOWN_CODE, np.int64)
+        mask = np.zeros(NUM_ACTIONS, np.int8)
         mask[5] = 1
         action_scores(grid, np.full(NUM_VALUES, 8.0), mask, 2)
         _COMPILED = True
@@ -122,10 +128,10 @@ class SlideHeuristicAgent(Agent):
         if legal.size == 1:
             return int(legal[0])
         obs = observation
-        n = (obs.shape[0] - 25) // SLOTS
-        base = SLOTS * n
-        unseen = obs[base + NUM_VALUES:base + 2 * NUM_VALUES].astype(np.float64)
-        first = int(obs[base + 22])
+        n = obs_players(obs.shape[0])
+        t = obs_tail(n)
+        unseen = obs[t + OBS_UNSEEN:t + OBS_UNSEEN + NUM_VALUES].astype(np.float64)
+        first = int(obs[t + OBS_FIRST])  # relative seat of the first player
         draws = n - (n - first) % n  # middle cards left when this seat picks
         scores = action_scores(obs[:SLOTS].astype(np.int64), unseen,
                                np.asarray(action_mask, np.int8), draws)

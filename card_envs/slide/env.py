@@ -1,9 +1,10 @@
 """Slide (``slide_v0``): end with the lowest total in your 4x4 grid.
 
-Rules: ``shared/rules/slide.md``.
+Rules: ``docs/rules/slide.md`` (every **Decision:** there is implemented and tested).
 
-Version ``0``. 2-6 players. Options: ``num_players`` (2), ``start_player`` (0 or ``"random"``),
-``reward_mode`` (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``: ``-points``).
+Version ``0``. 2-6 players. Options: ``num_players`` (2), ``start_player`` (a seat, default 0,
+or ``"random"``), ``reward_mode`` (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``:
+``-points``).
 
 **Turn structure.** 16 rounds. Reveal: in seat order from the first player, each seat picks one
 of its face-down slots (hidden from the others until all have chosen); then all chosen cards go
@@ -13,8 +14,9 @@ straight into the gap). The first-player token then passes left. At the end ever
 equal orthogonal neighbour is removed; lowest remaining total wins, then fewest cards, else a
 shared win.
 
-**Decisions not in the rule text** (tested): face-down cards are unknown to everyone, including
-their owner; the 100 - 16n undealt cards are out of play and unseen.
+**Decisions not in the rule text** (tested; listed in ``docs/rules/slide.md``): face-down cards
+are unknown to everyone, including their owner; the 100 - 16n undealt cards are out of play and
+unseen.
 
 Action space ``Discrete(56)``:
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.jit import njit
-from card_envs.slide.rules import FACE_DOWN_CODE, NUM_VALUES, SLOTS
+from card_envs.slide.layout import FACE_DOWN_CODE, NUM_VALUES, SLOTS
 
 
 @njit(cache=True)

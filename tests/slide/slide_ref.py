@@ -1,5 +1,9 @@
 """Plain-Python reference of Slide's rules (push, sides, scoring, winners, rewards,
-observation, a whole game) and position helpers for ``tests/test_slide.py``."""
+observation, a whole game) and position helpers for the tests in ``tests/slide/``.
+
+The reference is written from the rules (``docs/rules/slide.md``), not from the kernels; only
+the constants (sides, pick offset, phase names, the face-down code, counts) come from
+``card_envs.slide.layout``."""
 
 from __future__ import annotations
 
@@ -10,13 +14,22 @@ import numpy as np
 from hypothesis import HealthCheck, settings
 
 import card_envs
+from card_envs.slide.layout import (
+    BOTTOM,
+    COPIES,
+    FACE_DOWN_CODE,
+    LEFT,
+    NUM_VALUES,
+    PHASES,
+    PICK0,
+    RIGHT,
+    ROUNDS,
+    TOP,
+)
+from card_envs.slide.manifest import MANIFEST
 
-ENV_ID = "slide_v0"
-LEFT, RIGHT, TOP, BOTTOM = 0, 1, 2, 3
-SIDE_NAMES = ("left", "right", "top", "bottom")
-PICK0 = 16
-FACE_DOWN = 11
-PHASES = ("reveal", "pick", "end")
+ENV_ID = MANIFEST.env_id
+
 
 def hyp(max_examples: int = 100) -> settings:
     return settings(max_examples=max_examples, deadline=None, database=None,
@@ -24,7 +37,7 @@ def hyp(max_examples: int = 100) -> settings:
 
 
 # =============================================================================================
-# Pure-Python reference implementation of the rules (written from slide.md, not from the code)
+# Pure-Python reference of the rules (written from docs/rules/slide.md, not from the code)
 # =============================================================================================
 def pick_action(value: int, side: int) -> int:
     return PICK0 + (value - 1) * 4 + side
@@ -148,7 +161,7 @@ class RefSlide:
             self.cur = nxt
             return
         assert not self.middle
-        if self.round < 15:
+        if self.round < ROUNDS - 1:
             self.round += 1
             self.first = (self.first + 1) % n  # token passes left
             self.cur = self.first
@@ -171,12 +184,13 @@ def ref_obs(sd: dict, seat: int) -> list[int]:
         for r in range(4):
             for c in range(4):
                 v, up = sd["grids"][q][r][c], sd["face_up"][q][r][c]
-                out.append(0 if v == 0 else (v if up else FACE_DOWN))
+                out.append(0 if v == 0 else (v if up else FACE_DOWN_CODE))
     mid = Counter(sd["middle"])
     visible = Counter(v for q in range(n) for r in range(4) for c in range(4)
                       for v in [sd["grids"][q][r][c]] if v and sd["face_up"][q][r][c])
-    out += [mid[v] for v in range(1, 11)]
-    out += [10 - mid[v] - visible[v] for v in range(1, 11)]
+    values = range(1, NUM_VALUES + 1)
+    out += [mid[v] for v in values]
+    out += [COPIES - mid[v] - visible[v] for v in values]
     cur = sd["current_player"]
     own = sd["reveals"][seat]
     out += [PHASES.index(sd["phase"]), sd["round"], (sd["first_player"] - seat) % n,
