@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{env_id:<16}{spec:<24}{s.games:>6}{rate:>8.3f}  [{ci[0]:.3f}, {ci[1]:.3f}]"
               f"{ms:>9.1f} ms/move  {row['wall_s']:>6.0f} s  {row['verdict']}", flush=True)
         if args.plots:
-            from card_envs.arena_plots import plot_ratings, plot_winrate_matrix
+            from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
 
             args.plots.mkdir(parents=True, exist_ok=True)
             plot_winrate_matrix(res, args.plots / f"{env_id}_winrate.png")

@@ -116,7 +116,7 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
             print(res.table(), flush=True)
             results.append(res)
             if args.plot:
-                from card_envs.arena_plots import plot_ratings, plot_winrate_matrix
+                from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
 
                 out = Path(args.plot)
                 paths = [plot_winrate_matrix(res, out / f"{env_id}_winrate.png"),

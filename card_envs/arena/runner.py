@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from card_envs.arena_plots import plot_ratings, plot_winrate_matrix
+from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
 from card_envs.core.registry import ENV_IDS, make_raw
 
 if TYPE_CHECKING:
