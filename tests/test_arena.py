@@ -20,7 +20,6 @@ from agents.base import Agent, legal_actions
 from agents.random_agent import RandomAgent
 from card_envs.arena import (
     ArenaResult,
-    _chunks,
     deal_seed,
     finish_ranks,
     mean_interval,
@@ -29,6 +28,7 @@ from card_envs.arena import (
     rerun,
     run_arena,
 )
+from card_envs.arena.runner import _chunks
 from card_envs.cli import split_agents
 
 ROOT = Path(__file__).resolve().parents[1]
