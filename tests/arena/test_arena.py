@@ -31,7 +31,7 @@ from card_envs.arena import (
 from card_envs.arena.runner import _chunks
 from card_envs.cli import split_agents
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

@@ -19,7 +19,7 @@ from agents.slide import SlideHeuristicAgent, _push
 from card_envs.arena import resolve_env_id, run_arena, wilson_interval
 from card_envs.slide import rules as R
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _play_checked(n: int, seed: int, agents: list[Agent]) -> list[tuple[int, ...]]:
