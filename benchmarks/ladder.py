@@ -5,9 +5,11 @@ For every game (``--games``) the arena plays ``--deals`` duplicate deals, each w
 seatings (so ``2 x deals`` games), search vs heuristic, over ``--workers`` processes. Budgets
 are iterations per move (reproducible: same seed, same games); the arena measures the wall time
 each agent takes per move on this machine, and the table reports it next to the win rate and
-its 95% Wilson interval. Targets (issue 7): search wins >= 60% against the heuristic in Slide,
-Isflak, Flipology and If It Fits, and is not worse than it (the interval reaches 50% or more)
-in Op Glad IJs, with <= 200 ms per move.
+its 95% Wilson interval. Each game's budget and target are in its manifest
+(``card_envs/<game>/manifest.py``, ``bench.ladder_budget`` and ``bench.ladder_target``); the
+targets (issue 7): search wins >= 60% against the heuristic (``"win"``: Slide, Isflak, Flipology
+and If It Fits), or is not worse than it (``"not worse"``, the interval reaches 50% or more: Op
+Glad IJs), with <= 200 ms per move.
 
 Usage::
 
@@ -30,30 +32,27 @@ from typing import Any
 from throughput import machine_info
 
 from card_envs.arena import run_arena
+from card_envs.core.registry import manifest, manifests, resolve_env_id
 
-# iterations per move: chosen so that one move takes well under 200 ms on a 2-core machine
-BUDGETS: dict[str, str] = {
-    "slide_v0": "mcts:iterations=12000",
-    "isflak_v0": "mcts:iterations=12000",
-    "flipology_v0": "mcts:iterations=8000",
-    "if_it_fits_v0": "mcts:iterations=4000",
-    "op_glad_ijs_v0": "mcts:iterations=300",
-}
-TARGET = {"op_glad_ijs_v0": "not worse"}  # others: win rate >= 0.60
+MAX_MS = 200.0  # the time target per search move
+WIN_RATE = 0.60  # target "win": the search agent's win rate against the heuristic
 
 
 def verdict(env_id: str, rate: float, ci: tuple[float, float], ms: float) -> str:
-    """PASS/FAIL of one game's row against the issue's targets."""
-    if ms > 200.0:
+    """PASS/FAIL of one game's row against its manifest's ``bench.ladder_target``
+    (``"win"``: win rate >= 0.60; ``"not worse"``: the 95% interval reaches 0.5)."""
+    if ms > MAX_MS:
         return "FAIL (time)"
-    if TARGET.get(env_id) == "not worse":
+    if manifest(env_id).bench.ladder_target == "not worse":
         return "PASS" if ci[1] >= 0.5 else "FAIL"
-    return "PASS" if rate >= 0.60 else "FAIL"
+    return "PASS" if rate >= WIN_RATE else "FAIL"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", nargs="*", default=list(BUDGETS), help="env ids")
+    ap.add_argument("--games", nargs="*",
+                    default=[m.env_id for m in manifests() if m.heuristic is not None],
+                    help="env ids or game names (default: every game with a heuristic)")
     ap.add_argument("--deals", type=int, default=100, help="deals per game (2 games each)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
@@ -64,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
 
     rows: list[dict[str, Any]] = []
     results = []
-    for env_id in args.games:
-        spec = "mcts:iterations=50" if args.quick else BUDGETS[env_id]
+    for env_id in map(resolve_env_id, args.games):
+        spec = "mcts:iterations=50" if args.quick else manifest(env_id).bench.ladder_budget
         deals = 3 if args.quick else args.deals
         t0 = time.perf_counter()
         res = run_arena(env_id, [spec, "heuristic"], 2 * deals, num_players=2, seed=args.seed,
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{env_id:<16}{spec:<24}{s.games:>6}{rate:>8.3f}  [{ci[0]:.3f}, {ci[1]:.3f}]"
               f"{ms:>9.1f} ms/move  {row['wall_s']:>6.0f} s  {row['verdict']}", flush=True)
         if args.plots:
-            from card_envs.arena_plots import plot_ratings, plot_winrate_matrix
+            from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
 
             args.plots.mkdir(parents=True, exist_ok=True)
             plot_winrate_matrix(res, args.plots / f"{env_id}_winrate.png")

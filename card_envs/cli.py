@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from card_envs.arena import resolve_env_id, run_arena
-from card_envs.core.registry import ENV_IDS
+from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
+from card_envs.core.registry import env_ids, resolve_env_id
 
 ARENA_HELP = ("Play agents against each other over duplicate deals; print win rates and mean "
               "points with 95% confidence intervals, ratings and a head-to-head matrix.")
@@ -105,8 +105,8 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
             raise ValueError("set the number of seats with --players, not -o num_players=...")
         if not names:
             raise ValueError("--agents is empty")
-        env_ids = list(ENV_IDS) if args.game == "all" else [resolve_env_id(args.game)]
-        for env_id in env_ids:
+        games = list(env_ids()) if args.game == "all" else [resolve_env_id(args.game)]
+        for env_id in games:
             print(f"arena: {env_id}, {args.players} players, {args.games} games per lineup, "
                   f"seed {args.seed}, agents {' | '.join(names)}"
                   + (f", options {options}" if options else ""), flush=True)
@@ -116,8 +116,6 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
             print(res.table(), flush=True)
             results.append(res)
             if args.plot:
-                from card_envs.arena_plots import plot_ratings, plot_winrate_matrix
-
                 out = Path(args.plot)
                 paths = [plot_winrate_matrix(res, out / f"{env_id}_winrate.png"),
                          plot_ratings(res, out / f"{env_id}_ratings.png")]

@@ -10,13 +10,16 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from card_envs.arena import ArenaResult
+from card_envs.arena.stats import Z95
 
-Z95 = 1.959963984540054
+if TYPE_CHECKING:
+    from card_envs.arena.results import ArenaResult
+
+__all__ = ["plot_ratings", "plot_winrate_matrix"]
 
 
 def _figure(width: float, height: float) -> Any:
+    """A matplotlib figure on the Agg canvas (no pyplot); ``ImportError`` naming the extra."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -28,6 +31,7 @@ def _figure(width: float, height: float) -> Any:
 
 
 def _save(fig: Any, path: str | Path) -> Path:
+    """Write ``fig`` as a PNG at ``path`` (creating its folder); return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()

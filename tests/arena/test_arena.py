@@ -1,5 +1,6 @@
-"""The evaluation arena: duplicate deals, round-robin lineups, stats, head-to-head matrix,
-ratings, parallel workers, JSON round trip and rerun, plots, CLI."""
+"""The evaluation arena: duplicate deals and seat rotation, round-robin lineups, win
+accounting and intervals, stats, head-to-head matrix, ratings, parallel workers, JSON round
+trip and rerun, plots, CLI."""
 
 from __future__ import annotations
 
@@ -18,20 +19,24 @@ import pytest
 import card_envs
 from agents.base import Agent, legal_actions
 from agents.random_agent import RandomAgent
+from agents.slide import SlideHeuristicAgent
 from card_envs.arena import (
     ArenaResult,
-    _chunks,
     deal_seed,
     finish_ranks,
     mean_interval,
     plot_ratings,
     plot_winrate_matrix,
     rerun,
+    resolve_env_id,
     run_arena,
+    wilson_interval,
 )
+from card_envs.arena.runner import _chunks
 from card_envs.cli import split_agents
+from card_envs.core import registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -55,7 +60,36 @@ def rr() -> ArenaResult:
                      seed=11, progress=False)
 
 
-# --- duplicate deals ------------------------------------------------------------------------
+# --- duplicate deals and seats ----------------------------------------------------------------
+def test_arena_is_reproducible_and_json_round_trips() -> None:
+    a = run_arena("slide", ["random", "heuristic"], 12, num_players=3, seed=4, progress=False)
+    b = run_arena("slide_v0", ["random", "heuristic"], 12, num_players=3, seed=4,
+                  progress=False)
+    assert _strip(a.to_json()) == _strip(b.to_json()) and a.workers == b.workers
+    c = run_arena("slide", ["random", "heuristic"], 12, num_players=3, seed=5, progress=False)
+    assert c.deal_seeds != a.deal_seeds
+    d = a.to_json()
+    assert json.loads(json.dumps(d)) == d
+    assert d["versions"]["card_envs"] == card_envs.__version__
+    assert d["options"]["num_players"] == 3 and len(d["deal_seeds"]) == 4
+
+
+
+def test_arena_seat_rotation_is_balanced() -> None:
+    n = 4
+    res = run_arena("slide", ["heuristic", "random"], 3 * n, num_players=n, seed=1,
+                    progress=False)
+    assert res.labels == ["heuristic#0", "random#0", "heuristic#1", "random#1"]
+    for s in res.stats:
+        assert s.games == 3 * n and s.seat_games == [3] * n
+    for deal in range(3):  # each deal is replayed with every rotation
+        seatings = [tuple(g["seats"]) for g in res.log if g["deal"] == deal]
+        assert len(set(seatings)) == n
+        for seat in range(n):
+            assert {s[seat] for s in seatings} == set(res.labels)
+
+
+
 def test_duplicate_deals_replay_identical_initial_states(rr: ArenaResult) -> None:
     n = 3
     env = card_envs.make_raw("slide_v0", num_players=n)
@@ -86,7 +120,48 @@ def test_start_player_random_is_part_of_the_deal() -> None:
     assert res.options["start_player"] == "random"
 
 
-# --- lineups, stats ---------------------------------------------------------------------------
+# --- intervals, names -------------------------------------------------------------------------
+def test_wilson_interval_known_values() -> None:
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.40383, abs=1e-4) and hi == pytest.approx(0.59617, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.27753, abs=1e-4)
+    lo, hi = wilson_interval(81, 263)  # Wikipedia / Newcombe (1998) style example
+    assert lo == pytest.approx(0.2553, abs=1e-3) and hi == pytest.approx(0.3662, abs=1e-3)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+
+def test_resolve_env_id() -> None:
+    assert resolve_env_id("slide") == resolve_env_id("slide_v0") == "slide_v0"
+    assert resolve_env_id(" Slide ") == "slide_v0"
+    with pytest.raises(ValueError, match="unknown game"):
+        resolve_env_id("chess")
+    assert resolve_env_id is registry.resolve_env_id  # the registry's, re-exported
+
+
+
+# --- lineups, stats, wins ---------------------------------------------------------------------
+def test_arena_win_accounting() -> None:
+    res = run_arena("slide", ["random", "random"], 40, seed=2, progress=False)
+    assert res.labels == ["random#0", "random#1"]
+    expected = float(len(res.log))  # every game hands out exactly one win
+    assert sum(s.wins for s in res.stats) == pytest.approx(expected)
+    assert sum(s.ties for s in res.stats) == sum(sum(g["winners"]) for g in res.log
+                                                 if sum(g["winners"]) > 1)
+    for s in res.stats:
+        pts = [g["points"][g["seats"].index(s.label)] for g in res.log]
+        assert s.mean_points == pytest.approx(np.mean(pts))
+        shares = [1.0 / sum(g["winners"]) for g in res.log
+                  if g["winners"][g["seats"].index(s.label)]]
+        assert s.wins == pytest.approx(sum(shares))
+        assert s.sole_wins == shares.count(1.0)
+    # a pool larger than the table is a round-robin (it used to be an error)
+    rr = run_arena("slide", ["random"] * 3, 2, progress=False)
+    assert rr.labels == ["random#0", "random#1", "random#2"] and rr.total_games == 6
+
+
+
 def test_round_robin_lineups_and_seat_balance(rr: ArenaResult) -> None:
     assert rr.labels == ["heuristic#0", "random#0", "random#1", "heuristic#1"]
     assert rr.lineups == [[rr.labels[i] for i in c] for c in itertools.combinations(range(4), 3)]
@@ -187,7 +262,23 @@ def test_ratings_are_plackett_luce_over_the_log(rr: ArenaResult) -> None:
         max(rr.rating(x).mu for x in ("random#0", "random#1"))
 
 
-# --- search agents get the state --------------------------------------------------------------
+# --- agents: instances, strength, the true state for search agents ----------------------------
+def test_arena_accepts_agent_instances() -> None:
+    res = run_arena("slide", [SlideHeuristicAgent("slide_v0"), RandomAgent("slide_v0")], 4,
+                    seed=0, progress=False)
+    assert res.labels == ["heuristic", "random"]
+
+
+
+def test_heuristic_beats_random_significantly() -> None:
+    res = run_arena("slide", ["heuristic", "random"], 120, seed=0, progress=False)
+    h = res["heuristic"]
+    assert h.ci95[0] > 0.5
+    assert h.win_rate >= 0.9
+    assert h.mean_points < res["random"].mean_points
+
+
+
 class StateProbe(Agent):
     """A ``needs_state`` agent that checks the state against its observation and mask."""
 
@@ -318,3 +409,30 @@ def test_cli_round_robin_with_plots_and_json(tmp_path: Path) -> None:
     assert res.total_games == 12 and res.agent_specs == ["heuristic", "random", "random:x=1"]
     for name in ("slide_v0_winrate.png", "slide_v0_ratings.png"):
         assert (plots / name).read_bytes()[:8] == PNG
+
+
+def test_cli_prints_a_table_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    p = subprocess.run([sys.executable, str(ROOT / "examples" / "arena.py"), "--game", "slide",
+                        "--agents", "random,heuristic", "--games", "4", "--seed", "3",
+                        "--json", str(out)], capture_output=True, text=True, timeout=120,
+                       cwd=ROOT, check=False)
+    assert p.returncode == 0, p.stderr
+    assert "win rate" in p.stdout and "95% CI" in p.stdout and "heuristic" in p.stdout
+    d = json.loads(out.read_text())
+    assert d["games"] == 4 and d["env_id"] == "slide_v0" and len(d["agents"]) == 2
+    bad = subprocess.run([sys.executable, str(ROOT / "examples" / "arena.py"), "--game", "chess",
+                          "--games", "1"], capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert bad.returncode == 2 and "unknown game" in bad.stderr
+
+
+
+def test_cli_option_values_parse_json_and_python_words() -> None:
+    from card_envs.cli import _option
+
+    assert _option("moon=True") == ("moon", True)
+    assert _option("moon=false") == ("moon", False)
+    assert _option("table=[7, 9]") == ("table", [7, 9])
+    assert _option("start_player=random") == ("start_player", "random")
+    assert _option("x=None") == ("x", None)

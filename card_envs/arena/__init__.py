@@ -1,0 +1,71 @@
+"""Evaluation arena: play agents against each other over duplicate deals and report win rates,
+mean points, head-to-head rates and openskill ratings.
+
+>>> from card_envs.arena import run_arena
+>>> res = run_arena("slide_v0", ["random", "heuristic"], games=200, seed=0)  # doctest: +SKIP
+>>> print(res.table())                                                     # doctest: +SKIP
+
+User guide: ``docs/arena.md``. Modules: :mod:`~card_envs.arena.runner` (playing runs,
+worker processes, :func:`run_arena`, :func:`rerun`), :mod:`~card_envs.arena.stats` (intervals,
+finishing ranks, per-agent stats, head-to-head matrix, ratings), :mod:`~card_envs.arena.results`
+(:class:`ArenaResult` and its JSON), :mod:`~card_envs.arena.plots` (PNG plots).
+
+**Pool, lineups and seats.** ``agents`` is the pool: agent specs for :func:`agents.make_agent`
+(``"random"``, ``"heuristic"``, ``"mcts:ms=50,c=0.7"``) or :class:`agents.Agent` instances.
+With at most as many pool members as seats there is one lineup: the pool repeated to fill the
+seats (``random,heuristic`` at 3 players is ``random#0, heuristic, random#1``). With more pool
+members ``k`` than seats ``n`` the arena is a round-robin: every combination of ``n`` distinct
+members (``itertools.combinations`` order) is a lineup. **``games`` counts games per lineup**;
+the run plays ``games * len(lineups)`` games in total.
+
+**Duplicate deals.** In every lineup, game ``g`` deals board ``g // n`` and seats lineup member
+``j`` at seat ``(j + g) % n``: each deal is replayed with every rotation, so over a multiple of
+``n`` games every member sits in every seat equally often, on the same deals. Every lineup plays
+the same deals (deal ``b`` is ``reset(seed=deal_seed(seed, b))``).
+
+**Finishing order.** Winners (``env.infos[agent]["winner"]``) come first, sharing rank 0; the
+others follow by their points (``env.infos[agent]["points"]``) in the game's direction, read off
+the winners: if the winners hold the highest points higher is better in that game, if they hold
+the lowest (Slide, Flipology under the Moon) lower is better. Equal keys share a rank.
+
+**Scoring.** A sole winner gets 1 win, a shared winner among ``k`` winners gets ``1/k`` and is
+also counted in ``ties``, so every game hands out exactly one win. Win rates come with a 95%
+Wilson score interval, mean points with a 95% normal interval (``1.96 sd / sqrt(games)``).
+The head-to-head matrix ``M[a][b]`` is the share of the games with both ``a`` and ``b`` in which
+``a`` finished ahead of ``b`` (a tie counts 1/2). Ratings: openskill's Plackett-Luce model, one
+match per game (each seat a team of one, ranks = finishing order), games rated in log order.
+
+**Agents.** Agents with ``needs_state`` (search agents) are called as
+``act_state(state, observation, action_mask)`` with a copy of the true engine state, the
+others as ``act(observation, action_mask)``.
+
+**Reproducibility.** Agents are re-seeded every game from ``(seed, game, participant, lineup)``
+and every game's deal is fixed, so the same arguments give the same games whatever ``workers``
+is (agents that search on a time budget, ``ms=...``, are not reproducible).
+``ArenaResult.to_json()`` records seeds, options, versions and the per-game log (with a digest of
+each initial state); :func:`rerun` plays a recorded run again.
+
+**Parallel games.** ``workers > 1`` plays chunks of deals in a ``ProcessPoolExecutor`` (spawn
+context; call it under ``if __name__ == "__main__":`` in scripts). Workers rebuild the agents
+from their specs, so agent *instances* can only run in-process (``ValueError`` otherwise).
+"""
+
+from __future__ import annotations
+
+from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
+from card_envs.arena.results import JSON_FORMAT, ArenaResult
+from card_envs.arena.runner import deal_seed, rerun, run_arena
+from card_envs.arena.stats import (
+    Z95,
+    AgentStats,
+    HeadToHead,
+    Rating,
+    finish_ranks,
+    mean_interval,
+    wilson_interval,
+)
+from card_envs.core.registry import resolve_env_id
+
+__all__ = ["JSON_FORMAT", "Z95", "AgentStats", "ArenaResult", "HeadToHead", "Rating",
+           "deal_seed", "finish_ranks", "mean_interval", "plot_ratings", "plot_winrate_matrix",
+           "rerun", "resolve_env_id", "run_arena", "wilson_interval"]

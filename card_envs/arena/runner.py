@@ -1,0 +1,271 @@
+"""Playing arena runs: participants and lineups, duplicate deals with seat rotation, worker
+processes, :func:`run_arena` and :func:`rerun` (the rules are in :mod:`card_envs.arena`)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from card_envs.arena.results import ArenaResult
+from card_envs.arena.stats import aggregate, finish_ranks
+from card_envs.core.registry import make_raw, resolve_env_id
+
+__all__ = ["deal_seed", "rerun", "run_arena"]
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The ``reset`` seed of deal number ``deal`` in a run seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, deal]).generate_state(2, np.uint32)
+               .astype(np.uint64) @ np.array([1, 2**32], np.uint64)) & (2**63 - 1)
+
+
+def _agent_seed(seed: int, game: int, participant: int, lineup: int = 0) -> int:
+    """Seed of participant ``participant`` in game ``game`` (index within the lineup) of
+    lineup ``lineup``. Lineup 0 keeps the seeds of earlier versions."""
+    entropy = [seed, game, participant, 1] + ([lineup] if lineup else [])
+    return int(np.random.SeedSequence(entropy).generate_state(1)[0])
+
+
+def _versions(env: Any) -> dict[str, str]:
+    """Versions a result records: card-envs, the game, Python and the libraries in use."""
+    import card_envs
+
+    out = {"card_envs": card_envs.__version__, "game": f"{env.game.name} v{env.game.version}",
+           "python": platform.python_version(), "numpy": np.__version__}
+    for mod in ("numba", "pettingzoo"):
+        m = sys.modules.get(mod)
+        if m is not None:
+            out[mod] = getattr(m, "__version__", "?")
+    try:
+        from importlib.metadata import version
+
+        out["openskill"] = version("openskill")
+    except Exception:  # noqa: BLE001  (metadata missing: not worth failing a run)
+        out["openskill"] = "?"
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# participants and lineups
+# --------------------------------------------------------------------------------------------
+def _spec_label(spec: str) -> str:
+    """A spec's participant label: ``" MCTS : ms=50"`` -> ``"mcts:ms=50"``."""
+    name, colon, rest = spec.strip().partition(":")
+    return name.strip().lower() + (f":{rest.strip()}" if colon and rest.strip() else "")
+
+
+def _participants(env_id: str, agents: Sequence[str | Agent], n: int,
+                  options: dict[str, Any]) -> tuple[list[Agent], list[str], list[str]]:
+    """(agent objects, names, labels) of the participants: the pool, repeated to fill the
+    seats when it is not larger than the table."""
+    if isinstance(agents, str):
+        raise TypeError("agents is a list of specs or Agent instances, not one string")
+    if not agents:
+        raise ValueError("give at least one agent")
+    entries = list(agents) if len(agents) > n else [agents[j % len(agents)] for j in range(n)]
+    objs: list[Agent] = []
+    for e in entries:
+        if isinstance(e, str):
+            objs.append(make_agent(e, env_id, num_players=n, **options))
+        elif isinstance(e, Agent):
+            if sum(x is e for x in entries) > 1:  # one instance in two seats shares its state
+                raise ValueError(f"agent instance {e!r} fills several seats; pass distinct "
+                                 "instances or specs")
+            objs.append(e)
+        else:
+            raise TypeError(f"agents are specs (str) or Agent instances, got {e!r}")
+    names = [getattr(o, "name", type(o).__name__) if not isinstance(e, str) else _spec_label(e)
+             for e, o in zip(entries, objs)]
+    labels = []
+    for j, nm in enumerate(names):
+        same = [k for k, other in enumerate(names) if other == nm]
+        labels.append(nm if len(same) == 1 else f"{nm}#{same.index(j)}")
+    return objs, names, labels
+
+
+def _lineups(k: int, n: int) -> list[tuple[int, ...]]:
+    """Participant indices per lineup: one full table, or every n-combination of k > n."""
+    return [tuple(range(n))] if k <= n else list(itertools.combinations(range(k), n))
+
+
+# --------------------------------------------------------------------------------------------
+# playing
+# --------------------------------------------------------------------------------------------
+def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: int,
+          lineup: int, members: Sequence[int], start: int, stop: int, games: int,
+          deal_seeds: Sequence[int], on_game: Callable[[], None] | None = None
+          ) -> list[dict[str, Any]]:
+    """Play games ``start..stop-1`` of lineup ``lineup``; return their log entries."""
+    possible = env.possible_agents
+    index = {ag: s for s, ag in enumerate(possible)}
+    out = []
+    for g in range(start, stop):
+        deal, rot = divmod(g, n)
+        env.reset(seed=deal_seeds[deal])
+        digest = hashlib.sha1(env.state_array.tobytes()).hexdigest()
+        # member j sits at seat (j + rot) % n, so seat s holds member (s - rot) % n
+        by_seat = [members[(s - rot) % n] for s in range(n)]
+        for j in members:
+            objs[j].reset(seed=_agent_seed(seed, g, j, lineup))
+        movers: list[Callable[[Any], int]] = []
+        for j in by_seat:
+            a = objs[j]
+            if a.needs_state:
+                movers.append(lambda obs, a=a: a.act_state(env.state_array.copy(),
+                                                           obs["observation"],
+                                                           obs["action_mask"]))
+            else:
+                movers.append(lambda obs, act=a.act: act(obs["observation"],
+                                                         obs["action_mask"]))
+        last, step, clock = env.last, env.step, time.perf_counter
+        moves = [0] * n
+        think = [0.0] * n
+        while True:
+            obs, _, term, trunc, _ = last()
+            if term or trunc:
+                break
+            s = index[env.agent_selection]
+            t0 = clock()
+            a = movers[s](obs)
+            think[s] += clock() - t0
+            moves[s] += 1
+            step(a)
+        points = [float(env.infos[ag]["points"]) for ag in possible]
+        winners = [bool(env.infos[ag]["winner"]) for ag in possible]
+        out.append({"game": lineup * games + g, "lineup": lineup, "deal": deal,
+                    "rotation": rot, "seats": [labels[j] for j in by_seat], "points": points,
+                    "winners": winners, "ranks": finish_ranks(points, winners),
+                    "digest": digest, "moves": moves,
+                    "think_ms": [round(1000.0 * t, 3) for t in think]})
+        if on_game is not None:
+            on_game()
+    return out
+
+
+_WORKER_CACHE: dict[str, tuple[Any, list[Any], list[str]]] = {}
+
+
+def _play_chunk(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Worker entry point: rebuild env and agents from specs (cached per process) and play
+    one chunk."""
+    key = json.dumps([task["env_id"], task["specs"], task["n"], task["game_options"]],
+                     default=repr, sort_keys=True)
+    if key not in _WORKER_CACHE:
+        _WORKER_CACHE.clear()
+        env = make_raw(task["env_id"], num_players=task["n"], **task["game_options"])
+        objs, _, labels = _participants(task["env_id"], task["specs"], task["n"],
+                                        task["game_options"])
+        _WORKER_CACHE[key] = (env, objs, labels)
+    env, objs, labels = _WORKER_CACHE[key]
+    return _play(env, objs, labels, task["n"], task["seed"], task["lineup"], task["members"],
+                 task["start"], task["stop"], task["games"], task["deal_seeds"])
+
+
+def _chunks(nlineups: int, games: int, n: int, workers: int) -> list[tuple[int, int, int]]:
+    """(lineup, start, stop) pieces of whole deals, about four per worker."""
+    deals = -(-games // n)
+    per = max(1, -(-(deals * nlineups) // (4 * workers)))
+    out = []
+    for lu in range(nlineups):
+        for d0 in range(0, deals, per):
+            out.append((lu, d0 * n, min(games, (d0 + per) * n)))
+    return out
+
+
+def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_players: int = 2,
+              seed: int = 0, progress: bool = True, workers: int = 1,
+              **game_options: Any) -> ArenaResult:
+    """Play ``games`` games *per lineup* of ``env_id`` between the pool ``agents`` (specs or
+    instances) over duplicate deals with seat rotation (:mod:`card_envs.arena`) and return the
+    results. ``game_options`` go to the env and to the agents (e.g. ``start_player``,
+    ``reward_mode``). ``workers > 1`` plays in that many spawned processes (specs only;
+    ``workers <= 0``: one per CPU core); results do not depend on ``workers``."""
+    import os
+
+    from card_envs.core.progress import tqdm_class
+
+    tqdm = tqdm_class()
+    env_id = resolve_env_id(env_id)
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    n = num_players
+    env = make_raw(env_id, num_players=n, **game_options)
+    options = dict(env.game.options)
+    objs, names, labels = _participants(env_id, agents, n, game_options)
+    lineups = _lineups(len(objs), n)
+    specs: list[str | None] = [a if isinstance(a, str) else None for a in agents]
+    if workers <= 0:
+        workers = os.cpu_count() or 1
+    if workers > 1 and any(s is None for s in specs):
+        raise ValueError("agent instances cannot be sent to worker processes; pass agent specs "
+                         "(strings such as 'heuristic' or 'mcts:ms=50') or use workers=1")
+    chunks = _chunks(len(lineups), games, n, workers)
+    workers = min(workers, len(chunks))
+    deal_seeds = [deal_seed(seed, b) for b in range(-(-games // n))]
+    total = games * len(lineups)
+    t0 = time.perf_counter()
+    bar = tqdm(total=total, disable=not progress, unit="game", desc=env_id, leave=False,
+               file=sys.stderr)
+    try:
+        if workers <= 1:
+            log = []
+            for lu, members in enumerate(lineups):
+                log += _play(env, objs, labels, n, seed, lu, members, 0, games, games,
+                             deal_seeds, on_game=lambda: bar.update(1))
+        else:
+            log = _run_parallel(env_id, specs, n, game_options, seed, lineups, games,
+                                deal_seeds, chunks, workers, bar)
+    finally:
+        bar.close()
+    stats, matrix, ratings = aggregate(labels, names, n, log)
+    elapsed = time.perf_counter() - t0
+    return ArenaResult(env_id, n, games, seed, options, stats, deal_seeds, log, elapsed,
+                       _versions(env), agent_specs=specs, game_options=dict(game_options),
+                       lineups=[[labels[j] for j in m] for m in lineups], matrix=matrix,
+                       ratings=ratings, workers=workers)
+
+
+def _run_parallel(env_id: str, specs: list[str | None], n: int, game_options: dict[str, Any],
+                  seed: int, lineups: list[tuple[int, ...]], games: int, deal_seeds: list[int],
+                  chunks: list[tuple[int, int, int]], workers: int, bar: Any
+                  ) -> list[dict[str, Any]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    parts: dict[int, list[dict[str, Any]]] = {}
+    ctx = multiprocessing.get_context("spawn")  # numba and fork do not mix
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = {}
+        for c, (lu, start, stop) in enumerate(chunks):
+            task = {"env_id": env_id, "specs": list(specs), "n": n,
+                    "game_options": game_options, "seed": seed, "lineup": lu,
+                    "members": list(lineups[lu]), "start": start, "stop": stop,
+                    "games": games, "deal_seeds": deal_seeds}
+            futures[pool.submit(_play_chunk, task)] = c
+        try:
+            for fut in as_completed(futures):
+                c = futures[fut]
+                parts[c] = fut.result()
+                bar.update(chunks[c][2] - chunks[c][1])
+        except BaseException:  # a failing chunk (or Ctrl-C): drop the chunks not started
+            for fut in futures:
+                fut.cancel()
+            raise
+    return [g for c in range(len(chunks)) for g in parts[c]]
+
+
+def rerun(result: ArenaResult, workers: int = 1, progress: bool = False) -> ArenaResult:
+    """Play the run recorded in ``result`` (or in its JSON, via
+    :meth:`ArenaResult.from_json`) again; same log unless the code, the versions or a
+    time-budgeted agent changed."""
+    return run_arena(**result.run_args, workers=workers, progress=progress)
