@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.base import Agent
 from card_envs.core.manifest import load
-from card_envs.core.registry import env_ids, manifest
+from card_envs.core.registry import env_ids, is_registered, manifest, manifests
 
 # agents that play any game
 GENERIC: dict[str, str] = {
@@ -37,7 +37,7 @@ def _load(path: str) -> type[Agent]:
 
 def agent_names(env_id: str) -> list[str]:
     """The agent names ``make_agent`` accepts for ``env_id``."""
-    has_heuristic = manifest(env_id).heuristic is not None
+    has_heuristic = is_registered(env_id) and manifest(env_id).heuristic is not None
     return [*GENERIC, *(["heuristic"] if has_heuristic else []), *SEARCH_NAMES, *TRAINED]
 
 
@@ -46,14 +46,14 @@ def agent_class(name: str, env_id: str) -> type[Agent]:
     key = name.strip().lower()
     if key in GENERIC:
         return _load(GENERIC[key])
-    game = manifest(env_id)
+    game = manifest(env_id) if is_registered(env_id) else None
     if key == "heuristic":
-        if game.heuristic is None:
-            raise ValueError(f"no heuristic agent for {env_id!r}; agents for {env_id!r}: "
-                             f"{agent_names(env_id)}")
+        if game is None or game.heuristic is None:
+            have = sorted(m.env_id for m in manifests() if m.heuristic)
+            raise ValueError(f"no heuristic agent for {env_id!r}; heuristics exist for {have}")
         return _load(game.heuristic)
     if key in SEARCH_NAMES:
-        return _load(game.search or SEARCH_DEFAULT)
+        return _load(game.search if game and game.search else SEARCH_DEFAULT)
     if key in TRAINED:
         return _load(TRAINED[key])
     raise ValueError(f"unknown agent {name!r} for {env_id!r}; available: "

@@ -18,7 +18,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from card_envs.arena.results import ArenaResult
 from card_envs.arena.stats import aggregate, finish_ranks
-from card_envs.core.registry import make_raw, resolve_env_id
+from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
 
 __all__ = ["deal_seed", "rerun", "run_arena"]
 
@@ -158,6 +158,8 @@ _WORKER_CACHE: dict[str, tuple[Any, list[Any], list[str]]] = {}
 def _play_chunk(task: dict[str, Any]) -> list[dict[str, Any]]:
     """Worker entry point: rebuild env and agents from specs (cached per process) and play
     one chunk."""
+    if task.get("manifest") is not None:  # a game registered at run time in the parent
+        register(task["manifest"])
     key = json.dumps([task["env_id"], task["specs"], task["n"], task["game_options"]],
                      default=repr, sort_keys=True)
     if key not in _WORKER_CACHE:
@@ -244,13 +246,14 @@ def _run_parallel(env_id: str, specs: list[str | None], n: int, game_options: di
 
     parts: dict[int, list[dict[str, Any]]] = {}
     ctx = multiprocessing.get_context("spawn")  # numba and fork do not mix
+    extra = None if env_id in ENV_IDS else manifest(env_id)  # spawned workers know built-ins
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = {}
         for c, (lu, start, stop) in enumerate(chunks):
             task = {"env_id": env_id, "specs": list(specs), "n": n,
                     "game_options": game_options, "seed": seed, "lineup": lu,
                     "members": list(lineups[lu]), "start": start, "stop": stop,
-                    "games": games, "deal_seeds": deal_seeds}
+                    "games": games, "deal_seeds": deal_seeds, "manifest": extra}
             futures[pool.submit(_play_chunk, task)] = c
         try:
             for fut in as_completed(futures):

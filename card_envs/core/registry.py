@@ -38,8 +38,8 @@ def register(manifest: GameManifest) -> None:
     """Add a game defined outside the package; its env id must be new."""
     if not isinstance(manifest, GameManifest):
         raise TypeError(f"register() takes a GameManifest, got {type(manifest).__name__}")
-    if manifest.env_id in _MANIFESTS and _MANIFESTS[manifest.env_id] is not manifest:
-        raise ValueError(f"env id {manifest.env_id!r} is already registered")
+    if manifest.env_id in _MANIFESTS and _MANIFESTS[manifest.env_id] != manifest:
+        raise ValueError(f"env id {manifest.env_id!r} is already registered (differently)")
     _MANIFESTS[manifest.env_id] = manifest
 
 
@@ -48,6 +48,11 @@ def unregister(env_id: str) -> None:
     if env_id in ENV_IDS:
         raise ValueError(f"{env_id!r} is a built-in game")
     _MANIFESTS.pop(env_id, None)
+
+
+def is_registered(env_id: str) -> bool:
+    """Whether ``env_id`` is a registered env id (built-in or added by :func:`register`)."""
+    return env_id in _MANIFESTS
 
 
 def env_ids() -> tuple[str, ...]:
