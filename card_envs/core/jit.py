@@ -82,7 +82,7 @@ def njit(*args: Any, cache: bool = False, **kwargs: Any) -> Any:
     """``numba.njit`` with ``cache=True`` meaning the tree-keyed cache above."""
     def wrap(fn: Callable) -> Any:
         disp = numba.njit(**kwargs)(fn)
-        if cache:
+        if cache and hasattr(disp, "py_func"):  # NUMBA_DISABLE_JIT=1 returns fn itself
             disp._cache = _TreeCache(disp.py_func)
         return disp
 
