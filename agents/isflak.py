@@ -1,9 +1,10 @@
 """A greedy Isflak heuristic: secure fish now, keep reachable fish for later, hem others in.
 
-The observation (layout: ``card_envs.isflak.env``) gives the card points per cell (-1 gap), the
-penguin owner per cell and the own penguins' cells. A card under a penguin always ends up in
-its owner's pile (taken when the penguin moves on, banked when the owner goes out), so a move
-to cell ``t`` secures ``points[t]``. Every legal action is scored on the board after it:
+The observation (table: ``card_envs.isflak.env``; offsets: ``card_envs.isflak.layout``) gives
+the card points per cell (-1 gap), the penguin owner per cell and the own penguins' cells. A
+card under a penguin always ends up in its owner's pile (taken when the penguin moves on,
+banked when the owner goes out), so a move to cell ``t`` secures ``points[t]``. Every legal
+action is scored on the board after it:
 
 * movement: ``points[t] + W_OWN * own_reach - W_OPP * other_reach`` where ``*_reach`` is the sum
   over penguins of the points of the cells they could reach in one move (every cell counted
@@ -22,7 +23,21 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
-from card_envs.isflak.rules import CELLS, MAX_DIST, MOVE0, NDIR, RAY, RAYLEN
+from card_envs.isflak.board import RAY, RAYLEN
+from card_envs.isflak.layout import (
+    CELLS,
+    MAX_DIST,
+    MOVE0,
+    MOVES_PER_PENGUIN,
+    NDIR,
+    OBS_OWNER,
+    OBS_POINTS,
+    OBS_SEATS,
+    OWN_CODE,
+    num_actions,
+    obs_size,
+    peng_of_obs,
+)
 
 # tuned against random play (600 games each, 2-4 players)
 W_OWN = 0.05
@@ -52,7 +67,7 @@ def _reach(pts: np.ndarray, occ: np.ndarray, cell: int) -> tuple[float, float]:
 
 @njit(cache=True)
 def _evaluate(pts: np.ndarray, occ: np.ndarray, moved: int, w: np.ndarray) -> float:
-    """Board value for the observer (occupant code 1) after a move that put a penguin on
+    """Board value for the observer (occupant code ``OWN_CODE``) after a move that put a penguin on
     ``moved``; weights ``w`` = (own reach, others' reach, best next card, stuck penalty)."""
     own = 0.0
     opp = 0.0
@@ -62,7 +77,7 @@ def _evaluate(pts: np.ndarray, occ: np.ndarray, moved: int, w: np.ndarray) -> fl
         if o == 0:
             continue
         tot, best = _reach(pts, occ, c)
-        if o == 1:
+        if o == OWN_CODE:
             own += tot
             if c == moved:
                 bonus = w[2] * max(best, 0.0) - (w[3] if best < 0 else 0.0)
@@ -78,27 +93,27 @@ def action_scores(obs: np.ndarray, mask: np.ndarray, peng: int, w: np.ndarray) -
     pts = np.empty(CELLS, np.float64)
     occ = np.empty(CELLS, np.int64)
     for c in range(CELLS):
-        pts[c] = obs[c]
-        occ[c] = obs[CELLS + c]
+        pts[c] = obs[OBS_POINTS + c]
+        occ[c] = obs[OBS_OWNER + c]
     for a in range(CELLS):  # placement
         if mask[a]:
-            occ[a] = 1
+            occ[a] = OWN_CODE
             scores[a] = pts[a] + _evaluate(pts, occ, a, w)
             occ[a] = 0
     for a in range(MOVE0, mask.shape[0]):  # movement
         if not mask[a]:
             continue
         m = a - MOVE0
-        k = m // (NDIR * MAX_DIST)
-        f = obs[2 * CELLS + k]
-        t = RAY[f * NDIR * MAX_DIST + m % (NDIR * MAX_DIST)]
+        k = m // MOVES_PER_PENGUIN
+        f = obs[OBS_SEATS + k]  # the observer's (relative seat 0) slot k
+        t = RAY[f * MOVES_PER_PENGUIN + m % MOVES_PER_PENGUIN]
         pf = pts[f]
         pts[f] = -1.0
         occ[f] = 0
-        occ[t] = 1
+        occ[t] = OWN_CODE
         scores[a] = pts[t] + _evaluate(pts, occ, t, w)
         occ[t] = 0
-        occ[f] = 1
+        occ[f] = OWN_CODE
         pts[f] = pf
     return scores
 
@@ -109,9 +124,9 @@ _COMPILED = False
 def _compile() -> None:
     global _COMPILED
     if not _COMPILED:
-        obs = np.zeros(2 * CELLS + 2 * 7 + 3, np.int16)
-        obs[2 * CELLS:2 * CELLS + 4] = -1
-        mask = np.zeros(CELLS + 4 * NDIR * MAX_DIST, np.int8)
+        obs = np.zeros(obs_size(2, 4), np.int16)  # 2 players x 4 penguins, none placed
+        obs[OBS_SEATS:OBS_SEATS + 4] = -1
+        mask = np.zeros(num_actions(4), np.int8)
         mask[0] = 1
         action_scores(obs, mask, 4, WEIGHTS)
         _COMPILED = True
@@ -133,7 +148,7 @@ class IsflakHeuristicAgent(Agent):
         legal = legal_actions(action_mask)
         if legal.size == 1:
             return int(legal[0])
-        peng = (observation.shape[0] - 2 * CELLS - 3) // self.n - 3
+        peng = peng_of_obs(observation.shape[0], self.n)
         obs = np.asarray(observation).astype(np.int16, copy=False)  # int8 or int16 per config
         scores = action_scores(obs, np.asarray(action_mask, np.int8), peng,
                                self.weights)

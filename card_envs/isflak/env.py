@@ -1,6 +1,7 @@
 """Isflak (``isflak_v0``): penguins slide over a 5x7 grid of cards and take the floes they leave.
 
-Rules: ``shared/rules/isflak.md``.
+Rules, as implemented and for players: ``docs/rules/isflak.md`` (every decision below is there
+too). State layout and offsets: ``card_envs.isflak.layout``.
 
 Version ``0``. 2-6 players. Perfect information: ``resample`` returns a copy (the core re-seeds
 its RNG, which draws nothing after the deal), ``state_dict(observer=s)`` is the full dict

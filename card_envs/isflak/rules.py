@@ -1,37 +1,11 @@
 """Isflak rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O).
 
-Board: 5 rows x 7 columns, cell ``row*7 + col``. Cards are ids ``suit*13 + rank`` (suits
-S, H, D, C; rank 0 ace, 1-9 the numbers 2-10, 10-12 J, Q, K). A seat ``q`` owns the penguin
-slots ``q*P .. q*P + P-1`` (``P`` = penguins per player, ``cfg[C_PENG]``); slots keep their
-number for the whole game.
+The state, config, action and observation layout is in :mod:`card_envs.isflak.layout` (its
+docstring has the table), the ray tables in :mod:`card_envs.isflak.board`, the card kinds and
+the card-points config table in :mod:`card_envs.isflak.deck`. The rules: ``docs/rules/isflak.md``.
 
-State layout (int32 offsets; sized for 16 penguin slots and 6 seats; what every step touches
-comes first and fits in 5 cache lines; the whole state is 600 bytes):
-
-| field  | offset | size | meaning                                                        |
-|--------|--------|------|----------------------------------------------------------------|
-| header | 0      | 8    | shared header (`card_envs.core.kernels`): RNG, CUR, PHASE...   |
-| CELL   | 8      | 36   | per cell: bit 0 free (a card without a penguin), bits 1-3      |
-|        |        |      | 1 + seat of the penguin on it (0 none), bits 4-8 1 + points of |
-|        |        |      | its card (0 = gap); entry 35 is an always-0 sentinel for rays  |
-|        |        |      | leaving the board                                              |
-| PEN    | 44     | 16   | cell of each penguin slot, -1 = not placed yet / gone          |
-| OUT    | 60     | 6    | 1 = the seat is out                                            |
-| SCORE  | 66     | 6    | points in the seat's pile                                      |
-| PCOUNT | 72     | 6    | cards in the seat's pile                                       |
-| PLACED | 78     | 1    | penguins placed so far (placement phase; n*P afterwards)        |
-| NTAKEN | 79     | 1    | cards taken so far (all seats)                                 |
-| GRID   | 80     | 35   | card id 0-51 on the cell (also under a penguin), -1 = gap      |
-| TAKEN  | 115    | 35   | ``seat*64 + card`` for each card taken, in the order of taking  |
-
-``CELL`` is redundant (derived from ``GRID``, ``PEN`` and the card points) and packs what
-``legal_mask`` (free cells), ``observe`` (points, owners) and ``step`` need into one small array.
-The config array is extended (``Game.configure``) with ``CFG_PTS[card + 1]``: the points of each
-card (index 0, a gap: -1).
-
-Phases: 0 placement, 1 movement, 2 end. Actions ``Discrete(35 + 48P)``: ``0-34`` place on cell
-``row*7+col``; ``35 + (k*8 + d)*6 + (s-1)`` move penguin slot ``k`` in direction ``d`` (``DIRS``)
-by ``s`` cells (1-6).
+``step`` reads the phase and hands the action to ``_step_placement`` or ``_step_movement``;
+both end with ``advance`` (the next seat that can move; seats that cannot go out; the end).
 """
 
 from __future__ import annotations
@@ -40,13 +14,11 @@ import numpy as np
 
 from card_envs.core.jit import njit
 from card_envs.core.kernels import (
-    C_HEADER,
     C_PLAYERS,
     C_REWARD,
     C_START,
     CUR,
     DONE,
-    HEADER,
     PHASE,
     ST_DONE,
     ST_REWARD,
@@ -58,95 +30,73 @@ from card_envs.core.kernels import (
     winners_by_keys,
 )
 
-ROWS, COLS = 5, 7
-CELLS = ROWS * COLS
-DECK = 52
-MAX_PLAYERS = 6
-MAX_SLOTS = 16  # players x penguins <= 16
-NDIR = 8
-MAX_DIST = 6
-MOVE0 = CELLS
-# directions d: (drow, dcol); names in card_envs.isflak.game.DIR_NAMES
-DIRS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+# the layout names are re-exported: ``from card_envs.isflak.rules import X`` keeps working
+from card_envs.isflak.board import BORDER, RAY, RAYLEN
+from card_envs.isflak.deck import KIND, extend_config
+from card_envs.isflak.layout import (
+    C_PENG,
+    C_PTS_ACE,
+    C_PTS_FACE,
+    C_PTS_NUMBER,
+    CELL,
+    CELLS,
+    CFG_PTS,
+    CFG_SIZE,
+    COLS,
+    DECK,
+    DIRS,
+    F_FREE,
+    GRID,
+    K_ACE,
+    K_FACE,
+    K_NUMBER,
+    MAX_DIST,
+    MAX_PLAYERS,
+    MAX_SLOTS,
+    MOVE0,
+    MOVES_PER_PENGUIN,
+    NDIR,
+    NTAKEN,
+    OBS_OWNER,
+    OBS_POINTS,
+    OBS_SEATS,
+    OUT,
+    OWN_MASK,
+    OWN_SHIFT,
+    P_END,
+    P_MOVE,
+    P_PLACE,
+    PCOUNT,
+    PEN,
+    PLACED,
+    PTS_SHIFT,
+    ROWS,
+    SCORE,
+    SEAT_CARDS,
+    SEAT_FIELDS,
+    SEAT_OUT,
+    SEAT_SCORE,
+    SEAT_SHIFT,
+    SENTINEL,
+    STATE_SIZE,
+    T_PHASE,
+    T_PLACED,
+    T_TO_ACT,
+    TAKEN,
+    num_actions,
+    obs_size,
+)
 
-# card kinds
-K_NUMBER, K_FACE, K_ACE = 1, 2, 3
-
-# config entries (after the shared header)
-C_PENG = C_HEADER  # penguins per player
-C_PTS_ACE = C_HEADER + 1
-C_PTS_FACE = C_HEADER + 2
-C_PTS_NUMBER = C_HEADER + 3
-# extended config table (after the 8 game entries of the config header)
-CFG_PTS = C_HEADER + 8
-CFG_SIZE = CFG_PTS + DECK + 1
-
-CELL = HEADER
-PEN = CELL + CELLS + 1
-OUT = PEN + MAX_SLOTS
-SCORE = OUT + MAX_PLAYERS
-PCOUNT = SCORE + MAX_PLAYERS
-PLACED = PCOUNT + MAX_PLAYERS
-NTAKEN = PLACED + 1
-GRID = NTAKEN + 1
-TAKEN = GRID + CELLS
-STATE_SIZE = TAKEN + CELLS
-SENTINEL = CELLS  # CELL[SENTINEL] == 0: the cell "beyond the board" is never free
-SEAT_SHIFT = 64  # TAKEN entry = seat * 64 + card
-# CELL bits
-F_FREE = 1
-OWN_SHIFT = 1
-OWN_MASK = 7
-PTS_SHIFT = 4
-
-
-P_PLACE, P_MOVE, P_END = 0, 1, 2
-
-
-def _ray_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """RAY[(c*8 + d)*6 + s-1]: the cell ``s`` steps from ``c`` in direction ``d`` (``SENTINEL``
-    off the board); RAYLEN[c*8 + d]: how many steps stay on the board; BORDER[c]: 1 on the
-    border."""
-    ray = np.full(CELLS * NDIR * MAX_DIST, SENTINEL, np.int32)
-    raylen = np.zeros(CELLS * NDIR, np.int32)
-    border = np.zeros(CELLS, np.int32)
-    for c in range(CELLS):
-        r0, c0 = divmod(c, COLS)
-        border[c] = r0 in (0, ROWS - 1) or c0 in (0, COLS - 1)
-        for d, (dr, dc) in enumerate(DIRS):
-            for s in range(1, MAX_DIST + 1):
-                r, cc = r0 + dr * s, c0 + dc * s
-                if not (0 <= r < ROWS and 0 <= cc < COLS):
-                    break
-                ray[(c * NDIR + d) * MAX_DIST + s - 1] = r * COLS + cc
-                raylen[c * NDIR + d] = s
-    return ray, raylen, border
-
-
-RAY, RAYLEN, BORDER = _ray_table()
-# kind of each card id: rank 0 ace, ranks 10-12 face, else number
-KIND = np.array([K_ACE if i % 13 == 0 else (K_FACE if i % 13 >= 10 else K_NUMBER)
-                 for i in range(DECK)], np.int32)
-
-
-def num_actions(peng: int) -> int:
-    return CELLS + peng * NDIR * MAX_DIST
-
-
-def obs_size(n: int, peng: int) -> int:
-    """Length of the observation vector for ``n`` seats with ``peng`` penguins each."""
-    return 2 * CELLS + n * (peng + 3) + 3
-
-
-def extend_config(cfg: np.ndarray, ace: int, face: int, number: int) -> np.ndarray:
-    """The config array with the card-points table of the layout docstring appended."""
-    out = np.zeros(CFG_SIZE, np.int32)
-    out[:cfg.shape[0]] = cfg
-    out[CFG_PTS] = -1
-    for card in range(DECK):
-        k = KIND[card]
-        out[CFG_PTS + card + 1] = ace if k == K_ACE else (face if k == K_FACE else number)
-    return out
+__all__ = [  # kernels, then the names re-exported from layout, board and deck
+    "init", "legal_mask", "place_mask", "can_move", "take", "go_out", "outcome", "advance",
+    "step", "observe",
+    "BORDER", "RAY", "RAYLEN", "KIND", "extend_config", "num_actions", "obs_size",
+    "ROWS", "COLS", "CELLS", "DECK", "MAX_PLAYERS", "MAX_SLOTS", "NDIR", "MAX_DIST", "MOVE0",
+    "DIRS", "K_NUMBER", "K_FACE", "K_ACE", "C_PENG", "C_PTS_ACE", "C_PTS_FACE",
+    "C_PTS_NUMBER", "CFG_PTS", "CFG_SIZE", "CELL", "PEN", "OUT", "SCORE", "PCOUNT", "PLACED",
+    "NTAKEN", "GRID", "TAKEN", "STATE_SIZE", "SENTINEL", "SEAT_SHIFT", "F_FREE", "OWN_SHIFT",
+    "OWN_MASK", "PTS_SHIFT", "P_PLACE", "P_MOVE", "P_END",
+]
 
 
 @njit(cache=True)
@@ -208,9 +158,9 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
         pos = state[PEN + base + k]
         if pos < 0:
             continue
-        a = MOVE0 + k * NDIR * MAX_DIST
-        r = pos * NDIR * MAX_DIST
-        for j0 in range(0, NDIR * MAX_DIST, MAX_DIST):
+        a = MOVE0 + k * MOVES_PER_PENGUIN
+        r = pos * MOVES_PER_PENGUIN
+        for j0 in range(0, MOVES_PER_PENGUIN, MAX_DIST):
             for s in range(MAX_DIST):
                 if (state[CELL + RAY[r + j0 + s]] & F_FREE) == 0:
                     break
@@ -226,8 +176,8 @@ def can_move(state: np.ndarray, cfg: np.ndarray, seat: int) -> bool:
         pos = state[PEN + base + k]
         if pos < 0:
             continue
-        r = pos * NDIR * MAX_DIST
-        for j0 in range(0, NDIR * MAX_DIST, MAX_DIST):
+        r = pos * MOVES_PER_PENGUIN
+        for j0 in range(0, MOVES_PER_PENGUIN, MAX_DIST):
             if state[CELL + RAY[r + j0]] & F_FREE:
                 return True
     return False
@@ -293,35 +243,53 @@ def advance(state: np.ndarray, cfg: np.ndarray, first: int, rewards: np.ndarray)
     return ST_DONE | ST_REWARD
 
 
+@njit(cache=True, inline="always")
+def _step_placement(state: np.ndarray, cfg: np.ndarray, p: int, nxt: int, action: int,
+                    rewards: np.ndarray) -> int:
+    """Seat ``p`` puts its next penguin (slot ``placed // n``) on cell ``action``; after the
+    ``n*P``-th placement the movement starts with the seat after the last placer (the start
+    player)."""
+    n = cfg[C_PLAYERS]
+    peng = cfg[C_PENG]
+    placed = state[PLACED]
+    slot = p * peng + placed // n
+    state[PEN + slot] = action
+    state[CELL + action] += ((p + 1) << OWN_SHIFT) - F_FREE  # free -> owned by p
+    placed += 1
+    state[PLACED] = placed
+    if placed < n * peng:
+        state[CUR] = nxt
+        return 0
+    state[PHASE] = P_MOVE  # n*P placements: the start player is next again
+    return advance(state, cfg, nxt, rewards)
+
+
+@njit(cache=True, inline="always")
+def _step_movement(state: np.ndarray, cfg: np.ndarray, p: int, nxt: int, action: int,
+                   rewards: np.ndarray) -> int:
+    """Seat ``p`` slides a penguin along a ray; it takes the card the penguin left."""
+    peng = cfg[C_PENG]
+    a = action - MOVE0
+    slot = p * peng + a // MOVES_PER_PENGUIN
+    frm = state[PEN + slot]
+    to = RAY[frm * MOVES_PER_PENGUIN + a % MOVES_PER_PENGUIN]
+    take(state, p, frm)
+    state[CELL + to] += ((p + 1) << OWN_SHIFT) - F_FREE  # free -> owned by p
+    state[PEN + slot] = to
+    return advance(state, cfg, nxt, rewards)
+
+
 @njit(cache=True)
 def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """Apply a legal action of the seat to act. Returns ST_* status bits; ``rewards[:n]`` is
     written when ST_REWARD is set (only at the end of the game)."""
     n = cfg[C_PLAYERS]
-    peng = cfg[C_PENG]
     p = state[CUR]
     state[STEPS] += 1
     nxt = p + 1 if p + 1 < n else 0
     if state[PHASE] == P_PLACE:
-        placed = state[PLACED]
-        slot = p * peng + placed // n
-        state[PEN + slot] = action
-        state[CELL + action] += ((p + 1) << OWN_SHIFT) - F_FREE  # free -> owned by p
-        placed += 1
-        state[PLACED] = placed
-        if placed < n * peng:
-            state[CUR] = nxt
-            return 0
-        state[PHASE] = P_MOVE  # n*P placements: the start player is next again
-        return advance(state, cfg, nxt, rewards)
-    a = action - MOVE0
-    slot = p * peng + a // (NDIR * MAX_DIST)
-    frm = state[PEN + slot]
-    to = RAY[frm * NDIR * MAX_DIST + a % (NDIR * MAX_DIST)]
-    take(state, p, frm)
-    state[CELL + to] += ((p + 1) << OWN_SHIFT) - F_FREE  # free -> owned by p
-    state[PEN + slot] = to
-    return advance(state, cfg, nxt, rewards)
+        return _step_placement(state, cfg, p, nxt, action, rewards)
+    return _step_movement(state, cfg, p, nxt, action, rewards)
 
 
 @njit(cache=True)
@@ -332,20 +300,20 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     peng = cfg[C_PENG]
     for c in range(CELLS):
         x = state[CELL + c]
-        obs[c] = (x >> PTS_SHIFT) - 1
+        obs[OBS_POINTS + c] = (x >> PTS_SHIFT) - 1
         o = (x >> OWN_SHIFT) & OWN_MASK  # owner seat + 1 -> 1 + relative seat; 0 stays 0
-        obs[CELLS + c] = rel_seat(o - 1, seat, n) + 1 if o else 0
-    j = 2 * CELLS
+        obs[OBS_OWNER + c] = rel_seat(o - 1, seat, n) + 1 if o else 0
+    j = OBS_SEATS
     q = seat
     for _ in range(n):
         for k in range(peng):
             obs[j] = state[PEN + q * peng + k]
             j += 1
-        obs[j] = state[OUT + q]
-        obs[j + 1] = state[SCORE + q]
-        obs[j + 2] = state[PCOUNT + q]
-        j += 3
+        obs[j + SEAT_OUT] = state[OUT + q]
+        obs[j + SEAT_SCORE] = state[SCORE + q]
+        obs[j + SEAT_CARDS] = state[PCOUNT + q]
+        j += SEAT_FIELDS
         q = q + 1 if q + 1 < n else 0
-    obs[j] = state[PHASE]
-    obs[j + 1] = rel_seat(state[CUR], seat, n)
-    obs[j + 2] = state[PLACED]
+    obs[j + T_PHASE] = state[PHASE]
+    obs[j + T_TO_ACT] = rel_seat(state[CUR], seat, n)
+    obs[j + T_PLACED] = state[PLACED]

@@ -1,4 +1,9 @@
-"""Plain-Python reference of Isflak's rules and position helpers for tests/test_isflak.py."""
+"""Plain-Python reference of Isflak's rules and position helpers for the tests in tests/isflak/.
+
+The rules are re-implemented from ``docs/rules/isflak.md``; only the encoding (board size,
+directions, action and card codes) is imported from ``card_envs.isflak.layout``, and
+``test_layout_matches_the_documented_encoding`` pins that encoding to the documented numbers.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +14,26 @@ import numpy as np
 from hypothesis import HealthCheck, settings
 
 import card_envs
+from card_envs.isflak.layout import (
+    CELLS,
+    COLS,
+    DIRS,
+    MAX_DIST,
+    MOVE0,
+    MOVES_PER_PENGUIN,
+    PHASE_NAMES,
+    RANKS,
+    ROWS,
+    SUITS,
+    move_action,
+)
 
 ENV_ID = "isflak_v0"
-ROWS, COLS = 5, 7
-# direction d -> (drow, dcol): N NE E SE S SW W NW
-DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-SUITS = "SHDC"
 ALL_CARDS = [r + s for s in SUITS for r in RANKS]
+# the spec's penguins-per-player table: an expected value, so written out, not imported
 TABLE = {2: 4, 3: 3, 4: 2, 5: 2, 6: 2}
+__all__ = ["CELLS", "COLS", "DIRS", "MAX_DIST", "MOVE0", "MOVES_PER_PENGUIN", "RANKS", "ROWS",
+           "SUITS", "move_action"]  # re-exported for the tests
 
 
 def hyp(n: int) -> settings:
@@ -26,7 +42,7 @@ def hyp(n: int) -> settings:
 
 
 # =============================================================================================
-# Pure-Python reference (written from isflak.md, working on state dicts)
+# Pure-Python reference (written from docs/rules/isflak.md, working on state dicts)
 # =============================================================================================
 def kind(code: str) -> str:
     r = code[:-1]
@@ -41,8 +57,10 @@ def on_border(r: int, c: int) -> bool:
     return r in (0, ROWS - 1) or c in (0, COLS - 1)
 
 
-def move_action(k: int, d: int, s: int) -> int:
-    return 35 + (k * 8 + d) * 6 + (s - 1)
+def decode_move(a: int) -> tuple[int, int, int]:
+    """(penguin slot k, direction d, distance s) of movement action ``a``."""
+    k, rest = divmod(a - MOVE0, MOVES_PER_PENGUIN)
+    return k, rest // MAX_DIST, rest % MAX_DIST + 1
 
 
 def occupied(sd: dict) -> set[tuple[int, int]]:
@@ -57,7 +75,7 @@ def ref_moves(sd: dict, seat: int) -> set[int]:
         if p is None:
             continue
         for d, (dr, dc) in enumerate(DIRS):
-            for s in range(1, 7):
+            for s in range(1, MAX_DIST + 1):
                 r, c = p[0] + dr * s, p[1] + dc * s
                 if not (0 <= r < ROWS and 0 <= c < COLS):
                     break
@@ -108,8 +126,7 @@ class Ref:
                 return
             sd["phase"] = "movement"
         else:
-            k, rest = divmod(a - 35, 48)
-            d, s = rest // 6, rest % 6 + 1
+            k, d, s = decode_move(a)
             r0, c0 = sd["penguins"][p][k]
             path = [(r0 + DIRS[d][0] * i, c0 + DIRS[d][1] * i) for i in range(1, s + 1)]
             sd["penguins"][p][k] = list(path[s - 1])
@@ -161,7 +178,7 @@ def ref_obs(sd: dict, seat: int) -> list[int]:
     cur = sd["current_player"]
     placed = sum(p is not None for row in sd["penguins"] for p in row) \
         if sd["phase"] == "placement" else n * P
-    out += [["placement", "movement", "end"].index(sd["phase"]),
+    out += [PHASE_NAMES.index(sd["phase"]),
             -1 if cur is None else (cur - seat) % n, placed]
     return out
 
@@ -199,7 +216,7 @@ def deck_grid(seed: int = 0, avoid_aces: bool = True):
     pool = [c for c in ALL_CARDS if not (avoid_aces and c[0] == "A")]
     rnd.shuffle(pool)
     grid = [pool[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
-    return grid, pool[35:]
+    return grid, pool[CELLS:]
 
 
 def with_gaps(grid, gaps, seat_pile: int, n: int):

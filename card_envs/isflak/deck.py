@@ -1,0 +1,37 @@
+"""Isflak's cards: kinds, codes such as ``"10H"``, the card-points option and its config table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from card_envs.core.errors import StateDictError
+from card_envs.isflak.layout import CFG_PTS, CFG_SIZE, DECK, K_ACE, K_FACE, K_NUMBER, RANKS, SUITS
+
+# kind of each card id: rank 0 ace, ranks 10-12 face, else number
+KIND = np.array([K_ACE if i % 13 == 0 else (K_FACE if i % 13 >= 10 else K_NUMBER)
+                 for i in range(DECK)], np.int32)
+CARD_CODES = tuple(f"{RANKS[i % 13]}{SUITS[i // 13]}" for i in range(DECK))
+CARD_IDS = {code: i for i, code in enumerate(CARD_CODES)}
+POINT_KINDS = ("ace", "face", "number")
+DEFAULT_POINTS = {"ace": 3, "face": 2, "number": 1}
+MAX_CARD_POINTS = 20
+
+
+def extend_config(cfg: np.ndarray, ace: int, face: int, number: int) -> np.ndarray:
+    """The config array with the card-points table of the layout docstring appended."""
+    out = np.zeros(CFG_SIZE, np.int32)
+    out[:cfg.shape[0]] = cfg
+    out[CFG_PTS] = -1
+    for card in range(DECK):
+        k = KIND[card]
+        out[CFG_PTS + card + 1] = ace if k == K_ACE else (face if k == K_FACE else number)
+    return out
+
+
+def card_id(code: Any) -> int:
+    """The card id of a code such as ``"AS"``; ``StateDictError`` for anything else."""
+    if not isinstance(code, str) or code not in CARD_IDS:
+        raise StateDictError(f"unknown card code {code!r} (e.g. 'AS', '10H', 'KD')")
+    return CARD_IDS[code]
