@@ -1,5 +1,5 @@
-"""Game feature modules for PPO (``card_envs.<game>.features``) and their hook in
-``card_envs.training`` (``GAME_FEATURES``, ``ActionFeaturePolicy``).
+"""Game feature modules for PPO (``card_envs.<game>.features``) and their hook in the trainer
+(the manifests' ``train.features``, ``ActionFeaturePolicy``).
 
 The features are checked against slow references computed in plain Python from the engine's
 state dict (not from the observation the module reads), on seeded random positions at several
@@ -7,6 +7,7 @@ player counts; then shapes, the fallback, and a model's save / load as an arena 
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 from pathlib import Path
@@ -20,9 +21,12 @@ torch = pytest.importorskip("torch", reason="train extra")
 from positions import random_states  # noqa: E402
 
 import card_envs  # noqa: E402
-from card_envs import training  # noqa: E402
+from card_envs.core import registry  # noqa: E402
+from card_envs.core.registry import manifest  # noqa: E402
 from card_envs.isflak.features import ACTION_FEATURES, CELL_FEATURES, RayFeatures  # noqa: E402
-from card_envs.policy import MaskedPolicy  # noqa: E402
+from card_envs.rl import trainer  # noqa: E402
+from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy  # noqa: E402
+from card_envs.rl.shaping import PotentialShaping, game_potential  # noqa: E402
 
 DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
 AF = {name: i for i, name in enumerate(ACTION_FEATURES)}
@@ -210,22 +214,24 @@ def test_isflak_features_every_player_count(n: int) -> None:
 def test_policy_spec_uses_game_features_or_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     from card_envs.isflak.rules import num_actions, obs_size
 
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
-    assert pol is training.ActionFeaturePolicy
-    assert kw["features_extractor_kwargs"]["game_features"] == training.GAME_FEATURES[
-        "isflak_v0"]
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
+    assert pol is ActionFeaturePolicy
+    assert kw["features_extractor_kwargs"]["game_features"] == manifest(
+        "isflak_v0").train.features
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
                                    {"action_head": False})
     assert pol is MaskedPolicy and "game_features" in kw["features_extractor_kwargs"]
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
                                    {"game_features": False})
     assert pol is MaskedPolicy and "game_features" not in kw["features_extractor_kwargs"]
     # a configuration the module rejects: a warning and the base features
     with pytest.warns(UserWarning, match="without game features"):
-        pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4) + 1, 2, num_actions(4))
+        pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4) + 1, 2, num_actions(4))
     assert pol is MaskedPolicy and "game_features" not in kw["features_extractor_kwargs"]
-    monkeypatch.setitem(training.GAME_FEATURES, "slide_v0", None)
-    assert training.policy_spec("slide_v0", 57, 2, 56)[0] is MaskedPolicy
+    slide = manifest("slide_v0")
+    monkeypatch.setitem(registry._MANIFESTS, "slide_v0", dataclasses.replace(
+        slide, train=dataclasses.replace(slide.train, features=None)))
+    assert trainer.policy_spec("slide_v0", 57, 2, 56)[0] is MaskedPolicy
 
 
 @pytest.mark.parametrize("n,opts", [(2, {}), (3, {"penguins_per_player": 2})])
@@ -236,15 +242,15 @@ def test_model_with_features_trains_saves_and_loads(tmp_path: Path, n: int, opts
     torch.set_num_threads(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = training.train("isflak_v0", minutes=None, steps=2 * 16 * 32, players=n, seed=1,
+        res = trainer.train("isflak_v0", minutes=None, steps=2 * 16 * 32, players=n, seed=1,
                              out_dir=tmp_path, eval_games=4, progress=False, torch_threads=1,
                              ppo={"num_envs": 16, "n_steps": 32, "batch_size": 256,
                                   "evals": 1}, **opts)
-    assert isinstance(res.model.policy, training.ActionFeaturePolicy)
-    assert res.config["features"] == training.GAME_FEATURES["isflak_v0"]
+    assert isinstance(res.model.policy, ActionFeaturePolicy)
+    assert res.config["features"] == manifest("isflak_v0").train.features
     agent = PPOAgent("isflak_v0", path=str(res.final_path), num_players=n, **opts)
     loaded = agent.model.policy
-    assert isinstance(loaded, training.ActionFeaturePolicy)
+    assert isinstance(loaded, ActionFeaturePolicy)
     ref = res.model.policy.state_dict()
     got = loaded.state_dict()
     assert ref.keys() == got.keys() and all(torch.equal(ref[k], got[k]) for k in ref)
@@ -261,14 +267,14 @@ def test_model_with_features_trains_saves_and_loads(tmp_path: Path, n: int, opts
 
 def test_aligned_head_scores_legal_rows_only() -> None:
     from card_envs.isflak.rules import num_actions, obs_size
-    from card_envs.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3 import BatchedVecEnv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         venv = BatchedVecEnv("isflak_v0", 8, seed=0)
     from sb3_contrib import MaskablePPO
 
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
     model = MaskablePPO(pol, venv, policy_kwargs=kw, device="cpu", n_steps=8, batch_size=64)
     obs = np.stack([o for _, o, _ in _random_positions(2, 1, seed=2)])
     x = torch.as_tensor(obs).float()
@@ -332,7 +338,7 @@ def test_slide_numba_and_torch_backends_agree(n: int) -> None:
 
 def test_potentials_are_zero_at_the_deal_and_antisymmetric() -> None:
     from card_envs.isflak.features import potential as isflak_potential
-    from card_envs.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3 import BatchedVecEnv
     from card_envs.slide.features import potential as slide_potential
 
     for env_id, pot in (("isflak_v0", isflak_potential), ("slide_v0", slide_potential)):
@@ -350,16 +356,15 @@ def test_potentials_are_zero_at_the_deal_and_antisymmetric() -> None:
 
 
 def test_potential_shaping_telescopes() -> None:
-    from card_envs.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3 import BatchedVecEnv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = BatchedVecEnv("isflak_v0", 4, seed=3)
         inner = BatchedVecEnv("isflak_v0", 4, seed=3)
-    shaped = training.PotentialShaping(inner, training._load_function(
-        training.GAME_POTENTIALS["isflak_v0"]), 2, scale=1.0, gamma=1.0)
+    shaped = PotentialShaping(inner, game_potential("isflak_v0"), 2, scale=1.0, gamma=1.0)
     plain.reset()
-    phi0 = training._load_function(training.GAME_POTENTIALS["isflak_v0"])(shaped.reset(), 2)
+    phi0 = game_potential("isflak_v0")(shaped.reset(), 2)
     rng = np.random.default_rng(1)
     tot_plain = np.zeros(4)
     tot_shaped = np.zeros(4)
