@@ -1,9 +1,11 @@
-"""Game feature modules for PPO (``card_envs.<game>.features``) and their hook in the trainer
-(the manifests' ``train.features``, ``ActionFeaturePolicy``).
+"""Game feature modules for PPO (the numba kernels in ``card_envs.<game>.features``, their torch
+modules in ``card_envs.rl.features``) and their hook in the trainer (the manifests'
+``train.features``, ``ActionFeaturePolicy``).
 
 The features are checked against slow references computed in plain Python from the engine's
-state dict (not from the observation the module reads), on seeded random positions at several
-player counts; then shapes, the fallback, and a model's save / load as an arena agent."""
+state dict (not from the observation the module reads), or against the engine's own moves, on
+seeded random positions at several player counts; then shapes, the fallback, a model's save /
+load as an arena agent, and the shaping potentials."""
 
 from __future__ import annotations
 
@@ -23,13 +25,17 @@ from positions import random_states  # noqa: E402
 import card_envs  # noqa: E402
 from card_envs.core import registry  # noqa: E402
 from card_envs.core.registry import manifest  # noqa: E402
-from card_envs.isflak.features import ACTION_FEATURES, CELL_FEATURES, RayFeatures  # noqa: E402
+from card_envs.isflak.features import ACTION_FEATURES, CELL_FEATURES  # noqa: E402
 from card_envs.rl import trainer  # noqa: E402
+from card_envs.rl.features.isflak import RayFeatures  # noqa: E402
+from card_envs.rl.features.slide import PushFeatures  # noqa: E402
 from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy  # noqa: E402
 from card_envs.rl.shaping import PotentialShaping, game_potential  # noqa: E402
+from card_envs.slide.features import ACTION_FEATURES as SLIDE_FEATURES  # noqa: E402
 
 DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
 AF = {name: i for i, name in enumerate(ACTION_FEATURES)}
+SAF = {name: i for i, name in enumerate(SLIDE_FEATURES)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,9 +305,8 @@ def _slide_positions(n: int, count: int, seed: int):
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_slide_expected_points_equal_the_heuristic(n: int) -> None:
     from agents.slide import action_scores
-    from card_envs.slide.features import ACTION_FEATURES as SF
-    from card_envs.slide.features import PushFeatures
 
+    SF = SLIDE_FEATURES
     f = {name: i for i, name in enumerate(SF)}
     rows = _slide_positions(n, 60, seed=10 + n)
     fx = PushFeatures(rows[0][0].shape[0], n, 56)
@@ -323,8 +328,6 @@ def test_slide_expected_points_equal_the_heuristic(n: int) -> None:
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_slide_numba_and_torch_backends_agree(n: int) -> None:
-    from card_envs.slide.features import PushFeatures
-
     rows = _slide_positions(n, 80, seed=30 + n)
     x = torch.as_tensor(np.stack([o for o, _ in rows])).float()
     fx = PushFeatures(x.shape[1], n, 56)
@@ -383,3 +386,67 @@ def test_potential_shaping_telescopes() -> None:
     # -phi(s_0), s_0 the learner's first observation (not 0 when another seat placed first)
     assert done_any.all()
     np.testing.assert_allclose(tot_shaped - tot_plain, -phi0, atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# Slide: the push features against the engine's own moves (was tests/test_slide_features.py)
+# --------------------------------------------------------------------------------------------
+def face_up_score(grid: np.ndarray) -> tuple[int, int]:
+    """(score of the face-up cards without an equal face-up neighbour, paired face-up cards)
+    of a 16-code grid (0 empty, 1-10 up, 11 down): a slow reference."""
+    g = grid.reshape(4, 4)
+    score = pairs = 0
+    for r in range(4):
+        for c in range(4):
+            v = g[r, c]
+            if not 1 <= v <= 10:
+                continue
+            eq = any(0 <= r + dr < 4 and 0 <= c + dc < 4 and g[r + dr, c + dc] == v
+                     for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)))
+            pairs += eq
+            score += 0 if eq else int(v)
+    return score, pairs
+
+
+@pytest.mark.parametrize("n_players", [2, 3])
+def test_slide_push_features_match_the_engine(n_players):
+    eng, states = random_states("slide_v0", n_players, 60, seed=n_players,
+                                max_moves=32 * n_players)
+    fx = PushFeatures(eng.game.obs_size, n_players, eng.game.num_actions)
+    checked_picks = 0
+    for st in states:
+        seat = eng.current_player(st)
+        obs = eng.observe(st, seat)
+        mask = eng.legal_mask(st)
+        glob, act = fx(torch.as_tensor(obs[None]).float())
+        act = act[0].numpy()
+        assert act.shape == (56, len(SLIDE_FEATURES))
+        np.testing.assert_array_equal(act[:, SAF["legal"]] > 0, mask > 0)
+        now, _ = face_up_score(obs[:16])
+        assert glob[0, 0].item() == pytest.approx(now / 50)
+        for a in np.flatnonzero(mask):
+            if a < 16:
+                assert act[a, SAF["reveal"]] == 1
+                assert act[a, SAF["score"]] == pytest.approx(now / 50)
+                continue
+            after = eng.clone(st)
+            eng.step(after, int(a))
+            grid = eng.observe(after, seat)[:16]
+            score, pairs = face_up_score(grid)
+            assert act[a, SAF["score"]] == pytest.approx(score / 50), a
+            assert act[a, SAF["delta"]] == pytest.approx((score - now) / 10), a
+            assert act[a, SAF["pairs"]] == pytest.approx(pairs / 16), a
+            assert act[a, SAF["value"]] == pytest.approx(((a - 16) // 4 + 1) / 10)
+            checked_picks += 1
+        # the other seats' view gives no legal rows (not their turn)
+        other = (seat + 1) % n_players
+        _, act_o = fx(torch.as_tensor(eng.observe(st, other)[None]).float())
+        assert act_o[0, :, SAF["legal"]].sum() == 0
+    assert checked_picks > 50
+
+
+def test_slide_features_reject_other_layouts():
+    with pytest.raises(ValueError):
+        PushFeatures(57, 3)
+    with pytest.raises(ValueError):
+        PushFeatures(57, 2, num_actions=50)
