@@ -3,6 +3,9 @@
 
 Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib). The model must have been
 trained on the same game and player count (its observation and action spaces are checked).
+A model saved by :func:`card_envs.rl.train` names its policy and feature classes by import path
+(``card_envs.rl.policy``, ``card_envs.rl.features.<game>``); loading imports them, so this
+module itself never imports the RL layer.
 """
 
 from __future__ import annotations

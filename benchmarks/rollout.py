@@ -9,10 +9,11 @@ both, three loops:
   Gumbel-max sampling and ``env.step``;
 * ``env``: uniformly random legal learner actions (numpy), no policy: the environments alone.
 
-Networks (``--nets``): ``train``, the :func:`card_envs.training.train` network, and ``sb3``,
+Networks (``--nets``): ``train``, the :func:`card_envs.rl.train` network, and ``sb3``,
 MlpPolicy's default (64x64 on the raw observation). Policy classes (``--policies``):
-``masked``, :class:`card_envs.policy.MaskedPolicy` (what training uses), and ``sb3``,
-sb3-contrib's ``MaskableActorCriticPolicy``.
+``masked``, :class:`card_envs.rl.policy.MaskedPolicy` (what training uses), and ``sb3``,
+sb3-contrib's ``MaskableActorCriticPolicy``. Game options: the game's training options (its
+manifest's ``train.options``, e.g. Op Glad IJs' ``max_turned``), as in training.
 
 Counted: every move played (the learner's ``n_steps * B`` plus the opponents' moves:
 ``BatchedVecEnv.opponent_steps``, and for the single-agent envs the engine's own move counter)
@@ -48,7 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import LoadProbe, machine_info, pkg_version  # noqa: E402
 
 from card_envs.core import kernels as K  # noqa: E402
-from card_envs.single_agent import SingleAgentEnv  # noqa: E402
+from card_envs.core.registry import manifest  # noqa: E402
+from card_envs.rl.single_agent import SingleAgentEnv  # noqa: E402
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 TARGET_RATIO = 5.0
@@ -77,9 +79,9 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
           options: dict[str, Any], net: str = "train", policy: str = "masked"
           ) -> tuple[Any, Any]:
     """(model ready to collect, moves counter); ``net``: "train" (exactly the network
-    :func:`card_envs.training.train` builds for this game: ``policy_spec``, with the game's
+    :func:`card_envs.rl.train` builds for this game: ``policy_spec``, with the game's
     action-aligned features if it has some) or "sb3" (MlpPolicy's default 64x64 on the raw
-    observation); ``policy``: "masked" (:class:`card_envs.policy.MaskedPolicy` and its
+    observation); ``policy``: "masked" (:class:`card_envs.rl.policy.MaskedPolicy` and its
     subclasses, what training uses) or "sb3" (sb3-contrib's ``MaskableActorCriticPolicy``;
     not for a network with an action-aligned head)."""
     from sb3_contrib import MaskablePPO
@@ -87,9 +89,9 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from card_envs.core.registry import env_class
-    from card_envs.policy import MaskedPolicy
-    from card_envs.sb3 import BatchedVecEnv
-    from card_envs.training import policy_spec
+    from card_envs.rl.policy import MaskedPolicy
+    from card_envs.rl.sb3 import BatchedVecEnv
+    from card_envs.rl.trainer import policy_spec
 
     game = env_class(env_id).game_class(**options)
     if net == "train":
@@ -232,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--nets", default="train,sb3", help="policy network: 'train' (the "
                    "training defaults) and/or 'sb3' (MlpPolicy's default 64x64)")
     p.add_argument("--policies", default="masked", help="policy class: 'masked' "
-                   "(card_envs.policy.MaskedPolicy, what training uses) and/or 'sb3' "
+                   "(card_envs.rl.policy.MaskedPolicy, what training uses) and/or 'sb3' "
                    "(sb3-contrib's MaskableActorCriticPolicy)")
     p.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     p.add_argument("--repeats", type=int, default=3)
@@ -272,9 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"unknown net {x!r}: 'train' or 'sb3'")
     rows = []
     for env_id in games:
-        opts: dict[str, Any] = {"num_players": args.players}
-        if env_id == "op_glad_ijs_v0":
-            opts["max_turned"] = 200
+        opts: dict[str, Any] = {**manifest(env_id).train.options, "num_players": args.players}
         for B in sizes:
             for net, pol in [(n, q) for n in nets for q in policies]:
                 try:
@@ -299,8 +299,9 @@ def main(argv: list[str] | None = None) -> int:
           f"torch threads {args.threads}, numba threads {numba.get_num_threads()}")
     print("loops: collect_rollouts = MaskablePPO.collect_rollouts; policy = policy forward + "
           "masked sampling + env.step; env = random legal learner actions, no policy")
-    print("nets: train = card_envs.training defaults; sb3 = MlpPolicy's default (64x64); "
-          "policies: masked = card_envs.policy.MaskedPolicy, sb3 = MaskableActorCriticPolicy")
+    print("nets: train = card_envs.rl.trainer defaults; sb3 = MlpPolicy's default (64x64); "
+          "policies: masked = card_envs.rl.policy.MaskedPolicy, sb3 = "
+          "MaskableActorCriticPolicy")
     print(f"{'game':<14}{'B':>6}  {'net':<6}{'policy':<7}{'loop':<17}{'BatchedVecEnv':>14}"
           f"{'DummyVecEnv':>13}{'ratio':>8}{'load':>6}  target")
     ok = True

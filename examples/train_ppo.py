@@ -8,7 +8,7 @@
 Writes ``final.zip``, ``checkpoints/``, ``history.csv``/``.json``, ``learning_curve.png``,
 ``config.json`` and TensorBoard logs (``tb/``) under ``--out``; prints the final evaluation,
 the rollout throughput and the arena command for the trained model. The implementation is
-:func:`card_envs.training.train`; guide: ``docs/training.md``.
+:func:`card_envs.rl.train`; guide: ``docs/training.md``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ try:
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from card_envs.arena import resolve_env_id
 from card_envs.cli import _option
+from card_envs.core.registry import resolve_env_id
 
 
 def _ppo_setting(text: str) -> tuple[str, Any]:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                     metavar="KEY=VALUE", help="game option, e.g. -o reward_mode=points")
     ap.add_argument("--ppo", "-p", type=_ppo_setting, action="append", default=[],
                     metavar="KEY=VALUE", help="PPO/self-play setting, e.g. -p ent_coef=0.02 "
-                    "-p net_arch=[128,128] (see card_envs.training.DEFAULTS)")
+                    "-p net_arch=[128,128] (see card_envs.rl.DEFAULTS)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     if minutes is None and args.steps is None:
         ap.error("give --minutes or --steps")
 
-    from card_envs.training import train
+    from card_envs.rl import train
 
     res = train(env_id, minutes=minutes, steps=args.steps, num_envs=args.envs,
                 players=args.players, seed=args.seed, out_dir=out, eval_every=args.eval_every,

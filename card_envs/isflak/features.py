@@ -1,13 +1,13 @@
-"""Action-aligned (egocentric) features of an Isflak observation, as a torch module.
+"""Action-aligned (egocentric) features of an Isflak observation (numba and numpy only: no
+torch).
 
 A movement action ``35 + (k*8 + d)*6 + (s-1)`` is worth what the cell ``s`` steps from penguin
 slot ``k``'s *current* cell in direction ``d`` is worth: a plain MLP on the flat observation
-has to learn that position-dependent gather. :class:`RayFeatures` computes it from the
-observation tensor alone (layout: ``card_envs.isflak.env``) over the ray table of
-:mod:`card_envs.isflak.rules` (``RAY``), with no Python loop per sample: by default in one
-compiled numba loop over the batch (``backend="numba"``, CPU tensors), or with batched torch
-gathers, cell-major (``backend="torch"``, ``forward_torch``: any device; ~2x slower on this
-CPU). The two are tested equal.
+has to learn that position-dependent gather. :func:`features` computes it from the observation
+alone (layout: ``card_envs.isflak.env``) over the ray table of :mod:`card_envs.isflak.rules`
+(``RAY``), in one compiled loop over the batch (:func:`fill_features`). The torch module of
+the RL layer, :class:`card_envs.rl.features.isflak.RayFeatures`, wraps it (and has a
+batched-torch twin, cell-major, tested equal).
 
 Per cell ``c`` (``CELL_FEATURES``, on the board as observed):
 
@@ -43,21 +43,18 @@ Per action (``ACTION_FEATURES``, ``F = 17`` values each, in action order):
   ``place = 0``.
 
 The global features are the 11 cell features of the 35 cells (``(B, 385)``). Works for every
-player count and ``penguins_per_player`` (given at construction; the observation length is
-checked). :func:`potential` is the reward-shaping potential (``GAME_POTENTIALS``). The module
-has no parameters: the policy learns on top of it (``card_envs.training``: ``GAME_FEATURES``,
-``ActionFeaturePolicy``).
+player count and ``penguins_per_player``. :func:`potential` is the reward-shaping potential
+(the manifest's ``train.potential``). The features have no parameters: the policy learns on
+top of them (:class:`card_envs.rl.policy.ActionFeaturePolicy`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from card_envs.core.jit import njit
 from card_envs.isflak.rules import BORDER, CELLS, MAX_DIST, NDIR, RAY
 from card_envs.isflak.rules import num_actions as isflak_num_actions
-from card_envs.isflak.rules import obs_size as isflak_obs_size
 
 CELL_FEATURES = ("pts", "free", "gap", "reach", "best", "moves", "own", "opp", "border",
                  "own_cut", "opp_cut")
@@ -65,138 +62,22 @@ ACTION_FEATURES = ("legal",) + CELL_FEATURES + ("src_pts", "src_reach", "dist", 
                                                 "place")
 
 
-class RayFeatures(torch.nn.Module):
-    """``forward(obs) -> (global, per_action)``: ``global`` ``(B, 35*9)`` the cell features
-    (module docstring) of every cell, ``per_action`` ``(B, 35 + 48P, 15)``.
-
-    ``num_players`` and ``penguins_per_player`` (``P``) fix the observation layout; with
-    ``penguins_per_player=None`` it is derived from ``num_actions`` (``35 + 48P``) or, failing
-    that, the rules' default table."""
-
-    global_dim = CELLS * len(CELL_FEATURES)
-    action_dim = len(ACTION_FEATURES)
-
-    def __init__(self, obs_size: int, num_players: int, num_actions: int | None = None,
-                 penguins_per_player: int | None = None, backend: str = "numba") -> None:
-        super().__init__()
-        if backend not in ("numba", "torch"):
-            raise ValueError(f"backend must be 'numba' or 'torch', not {backend!r}")
-        self.backend = backend
-        n = int(num_players)
-        if penguins_per_player is None:
-            if num_actions is not None:
-                penguins_per_player = (int(num_actions) - CELLS) // (NDIR * MAX_DIST)
-            else:
-                penguins_per_player = {2: 4, 3: 3}.get(n, 2)
-        peng = int(penguins_per_player)
-        if isflak_obs_size(n, peng) != obs_size:
-            raise ValueError(f"isflak observation of length {obs_size} does not match "
-                             f"{n} players x {peng} penguins")
-        if num_actions is not None and isflak_num_actions(peng) != num_actions:
-            raise ValueError(f"{num_actions} actions do not match {peng} penguins")
-        self.num_players, self.peng = n, peng
-        self.num_actions = isflak_num_actions(peng)
-        ray = torch.as_tensor(RAY.astype(np.int64))                       # (35*8*6,)
-        self.register_buffer("ray_flat", ray, persistent=False)
-        self.register_buffer("border", torch.as_tensor(BORDER, dtype=torch.float32),
-                             persistent=False)
-        dist = torch.arange(1, MAX_DIST + 1, dtype=torch.float32).repeat(NDIR) / MAX_DIST
-        self.register_buffer("dist_col", dist, persistent=False)           # (48,): s / 6
-        self.register_buffer("opposite", torch.tensor([(d + 4) % NDIR for d in range(NDIR)]),
-                             persistent=False)
-
-    def cell_features(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(C, reach_ok)``: the cell features ``(B, 36, 11)`` (row 35: beyond the board, all
-        0) and ``reach_ok`` ``(35, 48, B)``: the cell ``s`` steps from ``c`` in direction
-        ``d`` (column ``d*6 + s-1``) can be reached from ``c`` in one move.
-
-        Computed cell-major (``(cells, ..., B)``): the ray gathers are then row copies."""
-        B = x.shape[0]
-        xt = x.t()
-        pts = xt[:CELLS]
-        occ = xt[CELLS:2 * CELLS]
-        # 36 cells (with the off-board sentinel) x channels x B: free, points (>= 0), own, other
-        cell = torch.zeros(CELLS + 1, 4, B, dtype=x.dtype, device=x.device)
-        cell[:CELLS, 0] = ((pts >= 0) & (occ == 0)).to(x.dtype)
-        cell[:CELLS, 1] = pts.clamp(min=0)
-        cell[:CELLS, 2] = (occ == 1).to(x.dtype)
-        cell[:CELLS, 3] = (occ > 1).to(x.dtype)
-        along = cell.index_select(0, self.ray_flat).view(CELLS * NDIR, MAX_DIST, 4, B)
-        ok = torch.cumprod(along[:, :, 0], dim=1)                          # (280, 6, B)
-        gain = (ok * along[:, :, 1]).view(CELLS, NDIR * MAX_DIST, B)
-        # penguins that see c: the first non-free cell on a ray from c holds a penguin
-        seen = along[:, :, 2:4].clone()                                   # (280, 6, 2, B)
-        seen[:, 1:] *= ok[:, :-1, None]
-        seen_dir = seen.sum(1).view(CELLS, NDIR, 2, B)
-        reach_dir = gain.view(CELLS, NDIR, MAX_DIST, B).sum(2)            # (35, 8, B)
-        opposite = reach_dir[:, self.opposite]                            # reach in d+4
-        okc = ok.view(CELLS, NDIR * MAX_DIST, B)
-        feats = torch.zeros(CELLS + 1, len(CELL_FEATURES), B, dtype=x.dtype, device=x.device)
-        feats[:CELLS, 0] = pts / 3.0
-        feats[:CELLS, 1] = cell[:CELLS, 0]
-        feats[:CELLS, 2] = (pts < 0).to(x.dtype)
-        feats[:CELLS, 3] = gain.sum(1) / 10.0
-        feats[:CELLS, 4] = gain.amax(1) / 3.0
-        feats[:CELLS, 5] = okc.sum(1) / 10.0
-        feats[:CELLS, 6:8] = seen_dir.sum(1) / 2.0
-        feats[:CELLS, 8] = self.border[:, None]
-        feats[:CELLS, 9:11] = (seen_dir * opposite[:, :, None]).sum(1) / 10.0
-        return feats.permute(2, 0, 1).contiguous(), okc
-
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = x.flatten(1).float()
-        if self.backend == "numba" and x.device.type == "cpu":
-            xn = x.detach().numpy()
-            glob = np.empty((xn.shape[0], self.global_dim), np.float32)
-            act = np.empty((xn.shape[0], self.action_dim, self.num_actions), np.float32)
-            _nb_features(xn, self.num_players, self.peng, glob, act)
-            return torch.from_numpy(glob), torch.from_numpy(act).transpose(1, 2)
-        return self.forward_torch(x)
-
-    def forward_torch(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The batched-torch implementation (any device; the reference of the tests)."""
-        x = x.flatten(1).float()
-        B = x.shape[0]
-        C, ok = self.cell_features(x)                                    # (B,36,11), (35,48,B)
-        fc = C.shape[2]
-        P = self.peng
-        nm = P * NDIR * MAX_DIST
-        phase = x[:, 2 * CELLS + self.num_players * (P + 3)]
-        # feature-major: act[b, f, a]
-        act = torch.zeros(B, len(ACTION_FEATURES), CELLS + nm, dtype=x.dtype, device=x.device)
-        cells_t = C[:, :CELLS].transpose(1, 2)                             # (B, 9, 35)
-        # placement columns: a free border cell in the placement phase
-        act[:, 0, :CELLS] = cells_t[:, 1] * self.border * (phase == 0).to(x.dtype)[:, None]
-        act[:, 1:1 + fc, :CELLS] = cells_t
-        act[:, -1, :CELLS] = 1.0
-        # movement columns: own penguin slots (observer = relative seat 0)
-        pos = x[:, 2 * CELLS:2 * CELLS + P].round().long()                 # (B, P), -1 none
-        here = (pos >= 0).to(x.dtype)
-        src = pos.clamp(min=0)
-        j = torch.arange(NDIR * MAX_DIST, device=x.device)
-        b = torch.arange(B, device=x.device)
-        legal = ok.take((src[:, :, None] * (NDIR * MAX_DIST) + j) * B + b[:, None, None])
-        legal = legal * (here * (phase == 1).to(x.dtype)[:, None])[:, :, None]
-        act[:, 0, CELLS:] = legal.view(B, nm)
-        tgt = self.ray_flat.view(CELLS, -1)[src].view(B, 1, nm)            # (B, 1, P*48)
-        tf = torch.gather(C.transpose(1, 2), 2, tgt.expand(B, fc, nm))     # (B, 9, P*48)
-        here_m = here[:, :, None].expand(B, P, NDIR * MAX_DIST).reshape(B, 1, nm)
-        act[:, 1:1 + fc, CELLS:] = tf * here_m
-        sf = torch.gather(C, 1, src[:, :, None].expand(B, P, fc)) * here[:, :, None]
-        act[:, 1 + fc, CELLS:] = sf[:, :, None, 0].expand(B, P, NDIR * MAX_DIST).reshape(B, nm)
-        act[:, 2 + fc, CELLS:] = sf[:, :, None, 3].expand(B, P, NDIR * MAX_DIST).reshape(B, nm)
-        act[:, 3 + fc, CELLS:] = self.dist_col.repeat(P)
-        act[:, 4 + fc, CELLS:] = 1.0
-        return C[:, :CELLS].reshape(B, -1), act.transpose(1, 2)
+def features(obs: np.ndarray, num_players: int, penguins_per_player: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``(global (B, 35*11), per_action (B, 17, 35 + 48P))`` float32 (feature-major) of
+    observations ``(B, L)`` (module docstring)."""
+    x = np.ascontiguousarray(np.asarray(obs, np.float32).reshape(len(obs), -1))
+    peng = int(penguins_per_player)
+    glob = np.empty((x.shape[0], CELLS * len(CELL_FEATURES)), np.float32)
+    act = np.empty((x.shape[0], len(ACTION_FEATURES), isflak_num_actions(peng)), np.float32)
+    fill_features(x, int(num_players), peng, glob, act)
+    return glob, act
 
 
-# --------------------------------------------------------------------------------------------
-# the same features as one compiled loop (the default backend on a CPU: ~10x faster than the
-# batched torch ops above; both are tested equal)
-# --------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _nb_features(x: np.ndarray, n: int, peng: int, glob: np.ndarray, act: np.ndarray) -> None:
-    """``glob (B, 35*11)`` and ``act (B, 17, 35 + 48P)`` (feature-major) of ``x (B, L)``."""
+def fill_features(x: np.ndarray, n: int, peng: int, glob: np.ndarray, act: np.ndarray) -> None:
+    """Write ``glob (B, 35*11)`` and ``act (B, 17, 35 + 48P)`` (feature-major) of ``x (B, L)``
+    (the compiled loop of :func:`features`)."""
     nc = len(CELL_FEATURES)
     C = np.zeros((CELLS + 1, nc))
     ok = np.zeros((CELLS, NDIR * MAX_DIST))
@@ -289,10 +170,11 @@ def _nb_features(x: np.ndarray, n: int, peng: int, glob: np.ndarray, act: np.nda
 
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
-    """Reward-shaping potential of observations ``(B, L)`` (``card_envs.training``,
-    ``GAME_POTENTIALS``): the observer's secured points (pile + the cards under its penguins,
-    which always end in its pile) minus the best other seat's, / 10; 0 at the deal (no
-    penguin placed, empty piles). Placed penguins count from the placement on."""
+    """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
+    for :class:`card_envs.rl.shaping.PotentialShaping`): the observer's secured points (pile +
+    the cards under its penguins, which always end in its pile) minus the best other seat's,
+    / 10; 0 at the deal (no penguin placed, empty piles). Placed penguins count from the
+    placement on."""
     obs = np.asarray(obs, np.float64).reshape(len(obs), -1)
     n = int(num_players)
     peng = (obs.shape[1] - 2 * CELLS - 3) // n - 3

@@ -9,8 +9,8 @@ torch = pytest.importorskip("torch", reason="train extra")
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 
-from card_envs.policy import FastTanh, MaskedPolicy  # noqa: E402
-from card_envs.sb3 import BatchedVecEnv  # noqa: E402
+from card_envs.rl.policy import FastTanh, MaskedPolicy  # noqa: E402
+from card_envs.rl.sb3 import BatchedVecEnv  # noqa: E402
 
 
 @pytest.fixture(scope="module")

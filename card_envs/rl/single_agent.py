@@ -1,7 +1,7 @@
 """Gymnasium single-agent view of any game: one learning seat, the other seats played by
 given policies (fixed agents, or a pool sampled per episode).
 
->>> from card_envs.single_agent import SingleAgentEnv
+>>> from card_envs.rl import SingleAgentEnv
 >>> env = SingleAgentEnv("slide_v0", opponents="heuristic", seat="random")
 >>> obs, info = env.reset(seed=0)
 >>> obs, reward, terminated, truncated, info = env.step(int(env.action_masks().argmax()))

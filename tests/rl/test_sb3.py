@@ -12,10 +12,10 @@ import pytest
 import card_envs
 from card_envs.core.env import ResetNeededError
 from card_envs.core.errors import IllegalActionError, OptionError
-from card_envs.single_agent import OpponentPool, SingleAgentEnv
+from card_envs.rl.single_agent import OpponentPool, SingleAgentEnv
 
 sb3 = pytest.importorskip("stable_baselines3", reason="train extra")
-from card_envs.sb3 import BatchedVecEnv  # noqa: E402
+from card_envs.rl.sb3 import BatchedVecEnv  # noqa: E402
 
 GAMES = {"slide_v0": {}, "isflak_v0": {}, "op_glad_ijs_v0": {"max_turned": 30},
          "flipology_v0": {}, "if_it_fits_v0": {}}

@@ -1,4 +1,4 @@
-"""PPO self-play training (card_envs.training) and the rollout benchmark.
+"""PPO self-play training (card_envs.rl.trainer) and the rollout benchmark.
 
 One seeded Slide run (under 60 s) must beat random significantly; two short runs with the same
 seed must end with the same parameters and evaluation logs; train() writes its files; the
@@ -17,9 +17,9 @@ pytest.importorskip("sb3_contrib", reason="train extra")
 torch = pytest.importorskip("torch", reason="train extra")
 
 from card_envs.arena import run_arena  # noqa: E402
-from card_envs.training import TrainResult, train  # noqa: E402
+from card_envs.rl import TrainResult, train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SLIDE_STEPS = 30 * 4096  # learner steps of the main run (30 updates)
 
 

@@ -2,7 +2,7 @@
 seat in each, opponents' moves computed in batches, masks without per-env Python.
 
 >>> from sb3_contrib import MaskablePPO
->>> from card_envs.sb3 import BatchedVecEnv
+>>> from card_envs.rl import BatchedVecEnv
 >>> venv = BatchedVecEnv("slide_v0", num_envs=64, opponents="random", seed=0)
 >>> model = MaskablePPO("MlpPolicy", venv).learn(10_000)                  # doctest: +SKIP
 
@@ -12,7 +12,8 @@ seat is trained equally often) or from ``seats=k`` in every game.
 **Opponents** (every other seat): ``"random"`` (uniform legal moves from the compiled sampler),
 a *batched policy* ``f(observations, masks) -> actions`` over the games where an opponent is
 to move (e.g. :class:`PolicyOpponent` around a frozen MaskablePPO policy), or an
-:class:`~card_envs.single_agent.OpponentPool` of those: each game draws a member per episode.
+:class:`~card_envs.rl.single_agent.OpponentPool` of those: each game draws a member per
+episode.
 
 **Steps.** ``step(actions)`` plays the learner's action in every game, then the opponents'
 moves, batch by batch, until the learner is to act again in every game. The reward of game
@@ -39,7 +40,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from card_envs.core.errors import OptionError
 from card_envs.core.vector import VectorEnv
-from card_envs.single_agent import OpponentPool
+from card_envs.rl.single_agent import OpponentPool
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

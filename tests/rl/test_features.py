@@ -1,12 +1,15 @@
-"""Game feature modules for PPO (``card_envs.<game>.features``) and their hook in
-``card_envs.training`` (``GAME_FEATURES``, ``ActionFeaturePolicy``).
+"""Game feature modules for PPO (the numba kernels in ``card_envs.<game>.features``, their torch
+modules in ``card_envs.rl.features``) and their hook in the trainer (the manifests'
+``train.features``, ``ActionFeaturePolicy``).
 
 The features are checked against slow references computed in plain Python from the engine's
-state dict (not from the observation the module reads), on seeded random positions at several
-player counts; then shapes, the fallback, and a model's save / load as an arena agent."""
+state dict (not from the observation the module reads), or against the engine's own moves, on
+seeded random positions at several player counts; then shapes, the fallback, a model's save /
+load as an arena agent, and the shaping potentials."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 from pathlib import Path
@@ -20,12 +23,19 @@ torch = pytest.importorskip("torch", reason="train extra")
 from positions import random_states  # noqa: E402
 
 import card_envs  # noqa: E402
-from card_envs import training  # noqa: E402
-from card_envs.isflak.features import ACTION_FEATURES, CELL_FEATURES, RayFeatures  # noqa: E402
-from card_envs.policy import MaskedPolicy  # noqa: E402
+from card_envs.core import registry  # noqa: E402
+from card_envs.core.registry import manifest  # noqa: E402
+from card_envs.isflak.features import ACTION_FEATURES, CELL_FEATURES  # noqa: E402
+from card_envs.rl import trainer  # noqa: E402
+from card_envs.rl.features.isflak import RayFeatures  # noqa: E402
+from card_envs.rl.features.slide import PushFeatures  # noqa: E402
+from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy  # noqa: E402
+from card_envs.rl.shaping import PotentialShaping, game_potential  # noqa: E402
+from card_envs.slide.features import ACTION_FEATURES as SLIDE_FEATURES  # noqa: E402
 
 DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
 AF = {name: i for i, name in enumerate(ACTION_FEATURES)}
+SAF = {name: i for i, name in enumerate(SLIDE_FEATURES)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,22 +220,24 @@ def test_isflak_features_every_player_count(n: int) -> None:
 def test_policy_spec_uses_game_features_or_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     from card_envs.isflak.rules import num_actions, obs_size
 
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
-    assert pol is training.ActionFeaturePolicy
-    assert kw["features_extractor_kwargs"]["game_features"] == training.GAME_FEATURES[
-        "isflak_v0"]
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
+    assert pol is ActionFeaturePolicy
+    assert kw["features_extractor_kwargs"]["game_features"] == manifest(
+        "isflak_v0").train.features
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
                                    {"action_head": False})
     assert pol is MaskedPolicy and "game_features" in kw["features_extractor_kwargs"]
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4),
                                    {"game_features": False})
     assert pol is MaskedPolicy and "game_features" not in kw["features_extractor_kwargs"]
     # a configuration the module rejects: a warning and the base features
     with pytest.warns(UserWarning, match="without game features"):
-        pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4) + 1, 2, num_actions(4))
+        pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4) + 1, 2, num_actions(4))
     assert pol is MaskedPolicy and "game_features" not in kw["features_extractor_kwargs"]
-    monkeypatch.setitem(training.GAME_FEATURES, "slide_v0", None)
-    assert training.policy_spec("slide_v0", 57, 2, 56)[0] is MaskedPolicy
+    slide = manifest("slide_v0")
+    monkeypatch.setitem(registry._MANIFESTS, "slide_v0", dataclasses.replace(
+        slide, train=dataclasses.replace(slide.train, features=None)))
+    assert trainer.policy_spec("slide_v0", 57, 2, 56)[0] is MaskedPolicy
 
 
 @pytest.mark.parametrize("n,opts", [(2, {}), (3, {"penguins_per_player": 2})])
@@ -236,15 +248,15 @@ def test_model_with_features_trains_saves_and_loads(tmp_path: Path, n: int, opts
     torch.set_num_threads(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = training.train("isflak_v0", minutes=None, steps=2 * 16 * 32, players=n, seed=1,
+        res = trainer.train("isflak_v0", minutes=None, steps=2 * 16 * 32, players=n, seed=1,
                              out_dir=tmp_path, eval_games=4, progress=False, torch_threads=1,
                              ppo={"num_envs": 16, "n_steps": 32, "batch_size": 256,
                                   "evals": 1}, **opts)
-    assert isinstance(res.model.policy, training.ActionFeaturePolicy)
-    assert res.config["features"] == training.GAME_FEATURES["isflak_v0"]
+    assert isinstance(res.model.policy, ActionFeaturePolicy)
+    assert res.config["features"] == manifest("isflak_v0").train.features
     agent = PPOAgent("isflak_v0", path=str(res.final_path), num_players=n, **opts)
     loaded = agent.model.policy
-    assert isinstance(loaded, training.ActionFeaturePolicy)
+    assert isinstance(loaded, ActionFeaturePolicy)
     ref = res.model.policy.state_dict()
     got = loaded.state_dict()
     assert ref.keys() == got.keys() and all(torch.equal(ref[k], got[k]) for k in ref)
@@ -261,14 +273,14 @@ def test_model_with_features_trains_saves_and_loads(tmp_path: Path, n: int, opts
 
 def test_aligned_head_scores_legal_rows_only() -> None:
     from card_envs.isflak.rules import num_actions, obs_size
-    from card_envs.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3 import BatchedVecEnv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         venv = BatchedVecEnv("isflak_v0", 8, seed=0)
     from sb3_contrib import MaskablePPO
 
-    pol, kw = training.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
+    pol, kw = trainer.policy_spec("isflak_v0", obs_size(2, 4), 2, num_actions(4))
     model = MaskablePPO(pol, venv, policy_kwargs=kw, device="cpu", n_steps=8, batch_size=64)
     obs = np.stack([o for _, o, _ in _random_positions(2, 1, seed=2)])
     x = torch.as_tensor(obs).float()
@@ -293,9 +305,8 @@ def _slide_positions(n: int, count: int, seed: int):
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_slide_expected_points_equal_the_heuristic(n: int) -> None:
     from agents.slide import action_scores
-    from card_envs.slide.features import ACTION_FEATURES as SF
-    from card_envs.slide.features import PushFeatures
 
+    SF = SLIDE_FEATURES
     f = {name: i for i, name in enumerate(SF)}
     rows = _slide_positions(n, 60, seed=10 + n)
     fx = PushFeatures(rows[0][0].shape[0], n, 56)
@@ -317,8 +328,6 @@ def test_slide_expected_points_equal_the_heuristic(n: int) -> None:
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_slide_numba_and_torch_backends_agree(n: int) -> None:
-    from card_envs.slide.features import PushFeatures
-
     rows = _slide_positions(n, 80, seed=30 + n)
     x = torch.as_tensor(np.stack([o for o, _ in rows])).float()
     fx = PushFeatures(x.shape[1], n, 56)
@@ -332,7 +341,7 @@ def test_slide_numba_and_torch_backends_agree(n: int) -> None:
 
 def test_potentials_are_zero_at_the_deal_and_antisymmetric() -> None:
     from card_envs.isflak.features import potential as isflak_potential
-    from card_envs.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3 import BatchedVecEnv
     from card_envs.slide.features import potential as slide_potential
 
     for env_id, pot in (("isflak_v0", isflak_potential), ("slide_v0", slide_potential)):
@@ -350,16 +359,15 @@ def test_potentials_are_zero_at_the_deal_and_antisymmetric() -> None:
 
 
 def test_potential_shaping_telescopes() -> None:
-    from card_envs.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3 import BatchedVecEnv
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = BatchedVecEnv("isflak_v0", 4, seed=3)
         inner = BatchedVecEnv("isflak_v0", 4, seed=3)
-    shaped = training.PotentialShaping(inner, training._load_function(
-        training.GAME_POTENTIALS["isflak_v0"]), 2, scale=1.0, gamma=1.0)
+    shaped = PotentialShaping(inner, game_potential("isflak_v0"), 2, scale=1.0, gamma=1.0)
     plain.reset()
-    phi0 = training._load_function(training.GAME_POTENTIALS["isflak_v0"])(shaped.reset(), 2)
+    phi0 = game_potential("isflak_v0")(shaped.reset(), 2)
     rng = np.random.default_rng(1)
     tot_plain = np.zeros(4)
     tot_shaped = np.zeros(4)
@@ -378,3 +386,67 @@ def test_potential_shaping_telescopes() -> None:
     # -phi(s_0), s_0 the learner's first observation (not 0 when another seat placed first)
     assert done_any.all()
     np.testing.assert_allclose(tot_shaped - tot_plain, -phi0, atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# Slide: the push features against the engine's own moves (was tests/test_slide_features.py)
+# --------------------------------------------------------------------------------------------
+def face_up_score(grid: np.ndarray) -> tuple[int, int]:
+    """(score of the face-up cards without an equal face-up neighbour, paired face-up cards)
+    of a 16-code grid (0 empty, 1-10 up, 11 down): a slow reference."""
+    g = grid.reshape(4, 4)
+    score = pairs = 0
+    for r in range(4):
+        for c in range(4):
+            v = g[r, c]
+            if not 1 <= v <= 10:
+                continue
+            eq = any(0 <= r + dr < 4 and 0 <= c + dc < 4 and g[r + dr, c + dc] == v
+                     for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)))
+            pairs += eq
+            score += 0 if eq else int(v)
+    return score, pairs
+
+
+@pytest.mark.parametrize("n_players", [2, 3])
+def test_slide_push_features_match_the_engine(n_players):
+    eng, states = random_states("slide_v0", n_players, 60, seed=n_players,
+                                max_moves=32 * n_players)
+    fx = PushFeatures(eng.game.obs_size, n_players, eng.game.num_actions)
+    checked_picks = 0
+    for st in states:
+        seat = eng.current_player(st)
+        obs = eng.observe(st, seat)
+        mask = eng.legal_mask(st)
+        glob, act = fx(torch.as_tensor(obs[None]).float())
+        act = act[0].numpy()
+        assert act.shape == (56, len(SLIDE_FEATURES))
+        np.testing.assert_array_equal(act[:, SAF["legal"]] > 0, mask > 0)
+        now, _ = face_up_score(obs[:16])
+        assert glob[0, 0].item() == pytest.approx(now / 50)
+        for a in np.flatnonzero(mask):
+            if a < 16:
+                assert act[a, SAF["reveal"]] == 1
+                assert act[a, SAF["score"]] == pytest.approx(now / 50)
+                continue
+            after = eng.clone(st)
+            eng.step(after, int(a))
+            grid = eng.observe(after, seat)[:16]
+            score, pairs = face_up_score(grid)
+            assert act[a, SAF["score"]] == pytest.approx(score / 50), a
+            assert act[a, SAF["delta"]] == pytest.approx((score - now) / 10), a
+            assert act[a, SAF["pairs"]] == pytest.approx(pairs / 16), a
+            assert act[a, SAF["value"]] == pytest.approx(((a - 16) // 4 + 1) / 10)
+            checked_picks += 1
+        # the other seats' view gives no legal rows (not their turn)
+        other = (seat + 1) % n_players
+        _, act_o = fx(torch.as_tensor(eng.observe(st, other)[None]).float())
+        assert act_o[0, :, SAF["legal"]].sum() == 0
+    assert checked_picks > 50
+
+
+def test_slide_features_reject_other_layouts():
+    with pytest.raises(ValueError):
+        PushFeatures(57, 3)
+    with pytest.raises(ValueError):
+        PushFeatures(57, 2, num_actions=50)

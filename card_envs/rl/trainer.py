@@ -1,6 +1,6 @@
 """PPO self-play training on the batched engine (MaskablePPO from sb3-contrib).
 
->>> from card_envs.training import train
+>>> from card_envs.rl import train
 >>> res = train("slide_v0", minutes=5, out_dir="runs/slide")                # doctest: +SKIP
 >>> print(res.table())                                                     # doctest: +SKIP
 
@@ -8,10 +8,11 @@ User guide: ``docs/training.md``. Needs the ``train`` extra (torch, stable-basel
 sb3-contrib, tensorboard).
 
 **Learner and opponents.** The learner plays one seat of each of ``num_envs`` games of a
-:class:`~card_envs.sb3.BatchedVecEnv` (seats alternate between games). The other seats are
-drawn per episode from a self-play pool: ``"random"`` plus the newest ``pool_size`` frozen
-snapshots of the learner (:class:`~card_envs.sb3.PolicyOpponent`, sampling), a snapshot taken
-every ``pool_every`` PPO updates. ``random_weight`` is the share of episodes against random
+:class:`~card_envs.rl.sb3.BatchedVecEnv` (seats alternate between games). The other seats
+are drawn per episode from a self-play pool (:class:`~card_envs.rl.selfplay.SelfPlayPool`):
+``"random"`` plus the newest ``pool_size`` frozen snapshots of the learner
+(:class:`~card_envs.rl.sb3.PolicyOpponent`, sampling), a snapshot taken every ``pool_every``
+PPO updates. ``random_weight`` is the share of episodes against random
 (the rest is split evenly between the snapshots).
 
 **Budget.** ``minutes`` bounds the wall time of the whole run (rollouts, updates and periodic
@@ -32,30 +33,36 @@ evaluation saves and restores the global RNGs, so it never changes the training.
 moves played (``BatchedVecEnv.opponent_steps``) over the wall time of ``collect_rollouts``
 (policy forward passes and opponent policies included, PPO updates excluded).
 
-**Observations** go through :class:`ObsFeatures`: ``symlog(x) = sign(x) log(1 + |x|)`` of every
-entry (the raw int observations range from 0/1 flags to scores in the hundreds) plus a one-hot
-code of the entries with a small declared range (card codes, cells), plus, for the games of
-:data:`GAME_FEATURES` (Isflak, Slide), the game's action-aligned features: a feature vector per
-action computed from the observation alone (Isflak: the card a move lands on and what is in
-reach from there; Slide: the grid after a push, scored). :class:`ActionFeaturePolicy` scores
-them with one small network shared by all actions, added to the MLP's logits.
+**Per-game defaults** come from the game's manifest, ``manifest(env_id).train``
+(:class:`~card_envs.core.manifest.TrainSpec`): ``options`` (game options for training and its
+evaluations, e.g. Op Glad IJs' ``max_turned=200``), ``settings`` (overrides of
+:data:`DEFAULTS`), ``features`` and ``potential`` (import paths, below).
 
-**Reward shaping** (``shaping``, on for Isflak and Slide in :data:`GAME_SETTINGS`):
-potential-based (:class:`PotentialShaping`, :data:`GAME_POTENTIALS`), so a whole game's shaped
-return is its true return (the shaping telescopes to ``-c phi(s_0) = 0``); it gives every move
-a signal instead of +-1 at the end. ``heuristic_weight`` adds the game's heuristic agent to the
-training opponents (:class:`AgentOpponent`; default 0).
+**Observations** go through :class:`~card_envs.rl.policy.ObsFeatures`: ``symlog(x) = sign(x)
+log(1 + |x|)`` of every entry (the raw int observations range from 0/1 flags to scores in the
+hundreds) plus a one-hot code of the entries with a small declared range (card codes, cells),
+plus, for the games whose manifest names ``train.features`` (Isflak, Slide:
+:mod:`card_envs.rl.features`), the game's action-aligned features: a feature vector per action
+computed from the observation alone (Isflak: the card a move lands on and what is in reach
+from there; Slide: the grid after a push, scored).
+:class:`~card_envs.rl.policy.ActionFeaturePolicy` scores them with one small network shared by
+all actions, added to the MLP's logits.
+
+**Reward shaping** (``shaping``, on for Isflak and Slide in their manifests' settings):
+potential-based (:class:`~card_envs.rl.shaping.PotentialShaping` with the manifest's
+``train.potential``), so a whole game's shaped return is its true return (the shaping
+telescopes to ``-c phi(s_0) = 0``); it gives every move a signal instead of +-1 at the end.
+``heuristic_weight`` adds the game's heuristic agent to the training opponents
+(:class:`~card_envs.rl.selfplay.AgentOpponent`; default 0).
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import random
 import sys
 import time
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,24 +74,21 @@ try:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
+    from stable_baselines3.common.vec_env import VecNormalize
 except ImportError as e:  # pragma: no cover - depends on the install
-    raise ImportError("card_envs.training needs the train extra: "
+    raise ImportError("card_envs.rl.trainer needs the train extra: "
                       "pip install 'card-envs[train]'") from e
 
-from card_envs.policy import (  # noqa: F401  (re-exported: saved models name them here)
-    ActionFeaturePolicy,
-    MaskedPolicy,
-    ObsFeatures,
-    _load_features,
-)
-from card_envs.sb3 import BatchedVecEnv, PolicyOpponent
-from card_envs.single_agent import OpponentPool
+from card_envs.core.manifest import TrainSpec
+from card_envs.core.registry import manifest, resolve_env_id
+from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history
+from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures, load_features
+from card_envs.rl.sb3 import BatchedVecEnv
+from card_envs.rl.selfplay import AgentOpponent, SelfPlayPool
+from card_envs.rl.shaping import PotentialShaping, game_potential
 
-__all__ = ["DEFAULTS", "GAME_FEATURES", "GAME_OPTIONS", "GAME_POTENTIALS", "GAME_SETTINGS",
-           "ActionFeaturePolicy", "AgentOpponent", "ObsFeatures", "PotentialShaping",
-           "SelfPlayPool", "TrainResult", "evaluate", "game_features", "plot_history",
-           "policy_kwargs", "policy_spec", "train"]
+__all__ = ["DEFAULTS", "EVAL_OPPONENTS", "TrainResult", "evaluate", "game_features",
+           "plot_history", "policy_kwargs", "policy_spec", "train", "train_spec"]
 
 #: PPO and self-play defaults (any of them can be passed to :func:`train`).
 DEFAULTS: dict[str, Any] = {
@@ -109,64 +113,32 @@ DEFAULTS: dict[str, Any] = {
     "eval_games": 200,
     "evals": 8,
     "normalize_reward": None,  # VecNormalize the rewards (None: only with reward_mode="points")
-    "game_features": True,   # add the GAME_FEATURES module of the game, if it has one
+    "game_features": True,   # add the game's feature module (manifest train.features), if any
     "action_head": True,     # per-action features scored by a shared net (ActionFeaturePolicy)
     "scorer_arch": (64,),    # that shared per-action scorer's hidden layers
     "context_dim": 8,        # state context fed to the scorer from the policy MLP (0: none)
-    "shaping": 0.0,          # > 0: potential-based reward shaping with GAME_POTENTIALS
+    "shaping": 0.0,          # > 0: potential-based reward shaping (manifest train.potential)
 }
 
-#: Per-game observation feature modules (``"module:Class"``), added to :class:`ObsFeatures`
-#: when ``game_features`` is on. The class is built as ``Class(obs_size, num_players=n,
-#: num_actions=A)`` (a ``ValueError`` there: no extra features for that configuration, with a
-#: warning), has ``global_dim`` and ``action_dim`` and maps a ``(B, obs)`` float tensor to
-#: ``(global (B, global_dim), per_action (B, A, action_dim))``: pure functions of the
-#: observation.
-GAME_FEATURES: dict[str, str] = {
-    "isflak_v0": "card_envs.isflak.features:RayFeatures",
-    "slide_v0": "card_envs.slide.features:PushFeatures",
-}
-
-#: Per-game potentials for reward shaping (``"module:function"``): ``function(obs (B, L)
-#: numpy, num_players) -> (B,)`` from the learner's observations alone, 0 at the start of a
-#: game. With ``shaping=c > 0`` the learner's reward gets ``c (gamma phi(s') - phi(s))``
-#: (``phi(s') = 0`` when the game ended): a dense signal whose discounted sum over a game is
-#: ``-c phi(s_0) = 0``, so the objective is unchanged (Ng et al. 1999) up to the discount.
-GAME_POTENTIALS: dict[str, str] = {
-    "isflak_v0": "card_envs.isflak.features:potential",
-    "slide_v0": "card_envs.slide.features:potential",
-}
-
-#: Game options used for training unless given (shorter Op Glad IJs episodes).
-GAME_OPTIONS: dict[str, dict[str, Any]] = {
-    "op_glad_ijs_v0": {"max_turned": 200},
-}
-
-#: Per-game overrides of :data:`DEFAULTS` (Op Glad IJs games are long: fewer, smaller
-#: evaluations).
-GAME_SETTINGS: dict[str, dict[str, Any]] = {
-    "op_glad_ijs_v0": {"eval_games": 60, "evals": 4},
-    # the action-aligned features make updates slower (about 2.5 s instead of 1.5 s): 4
-    # evaluations (of ~17 s each) leave more of a 15-minute budget to training
-    "isflak_v0": {"shaping": 1.0, "evals": 4},
-    "slide_v0": {"shaping": 1.0, "evals": 4},
-}
-
-EVAL_OPPONENTS = ("random", "heuristic")
+def train_spec(env_id: str) -> TrainSpec:
+    """The game's training defaults: its manifest's ``train`` (options, settings, features,
+    potential)."""
+    return manifest(env_id).train
 
 
 def game_features(env_id: str, obs_size: int, num_players: int, num_actions: int,
                   cfg: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]] | None:
-    """``(spec, kwargs)`` of the :data:`GAME_FEATURES` module for this configuration, or
-    ``None`` (no entry, ``game_features`` off, or the module does not support the
-    configuration: a warning says so and the run goes on with the base features)."""
+    """``(spec, kwargs)`` of the game's feature module (its manifest's ``train.features``,
+    :mod:`card_envs.rl.features`) for this configuration, or ``None`` (none declared,
+    ``game_features`` off, or the module does not support the configuration: a warning says so
+    and the run goes on with the base features)."""
     cfg = {**DEFAULTS, **(cfg or {})}
-    spec = GAME_FEATURES.get(env_id)
+    spec = train_spec(env_id).features
     if not spec or not cfg["game_features"]:
         return None
     kwargs = {"num_players": int(num_players), "num_actions": int(num_actions)}
     try:
-        _load_features(spec, obs_size, kwargs)
+        load_features(spec, obs_size, kwargs)
     except ValueError as e:
         warnings.warn(f"{spec}: {e}; training without game features", stacklevel=2)
         return None
@@ -199,182 +171,6 @@ def policy_spec(env_id: str, obs_size: int, num_players: int, num_actions: int,
     feats = game_features(env_id, obs_size, num_players, num_actions, cfg)
     kw = policy_kwargs(cfg, feats)
     return (ActionFeaturePolicy if "scorer_arch" in kw else MaskedPolicy), kw
-
-
-# ------------------------------------------------------------------------------------------
-# self-play pool
-# ------------------------------------------------------------------------------------------
-def _load_function(spec: str) -> Any:
-    import importlib
-
-    mod, _, name = spec.partition(":")
-    return getattr(importlib.import_module(mod), name)
-
-
-class PotentialShaping(VecEnvWrapper):
-    """Potential-based reward shaping (:data:`GAME_POTENTIALS`): adds ``scale * (gamma *
-    phi(obs') - phi(obs))`` to each reward, ``phi = 0`` after the end of a game (the next
-    observation is then the new game's first, whose potential is kept for the next step).
-    ``infos[i]["episode"]`` (the true return) is untouched."""
-
-    def __init__(self, venv: Any, potential: Any, num_players: int, scale: float,
-                 gamma: float) -> None:
-        super().__init__(venv)
-        self.potential, self.num_players = potential, num_players
-        self.scale, self.gamma = float(scale), float(gamma)
-        self.phi = np.zeros(venv.num_envs, np.float64)
-
-    def reset(self) -> np.ndarray:
-        obs = self.venv.reset()
-        self.phi = np.asarray(self.potential(obs, self.num_players), np.float64)
-        return obs
-
-    def step_wait(self) -> Any:
-        obs, rew, done, infos = self.venv.step_wait()
-        phi = np.asarray(self.potential(obs, self.num_players), np.float64)
-        nxt = np.where(done, 0.0, phi)
-        rew = rew + (self.scale * (self.gamma * nxt - self.phi)).astype(rew.dtype)
-        self.phi = phi
-        return obs, rew, done, infos
-
-
-class AgentOpponent:
-    """An arena agent (``agents.make_agent`` spec, e.g. ``"heuristic"``) as a batched opponent
-    of a :class:`BatchedVecEnv`: ``(obs, masks) -> actions``, one ``act`` per game (the
-    agents that read observations only)."""
-
-    def __init__(self, spec: str, env_id: str, seed: int | None = None,
-                 **options: Any) -> None:
-        from agents.registry import make_agent
-
-        self.spec = spec
-        self.agent = make_agent(spec, env_id, seed=seed, **options)
-        if self.agent.needs_state:
-            raise ValueError(f"{spec!r} reads the game state; a batched opponent only has "
-                             "observations")
-
-    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.fromiter((self.agent.act(o, m) for o, m in zip(obs, masks)), np.int64,
-                           count=len(obs))
-
-
-class SelfPlayPool:
-    """The opponents of a :class:`BatchedVecEnv`: ``"random"``, optionally a scripted agent
-    (``heuristic``: an :class:`AgentOpponent`, ``heuristic_weight`` of the episodes) and up to
-    ``size`` frozen snapshots of the learner, drawn per episode (``random_weight`` of the
-    episodes against random, the rest split evenly between the snapshots; before the first
-    snapshot random and the heuristic share the episodes in proportion to their weights). A
-    new snapshot replaces the oldest one in its slot (games already playing that slot continue
-    against the newer snapshot)."""
-
-    def __init__(self, size: int, random_weight: float, heuristic: Any = None,
-                 heuristic_weight: float = 0.0) -> None:
-        if size < 0 or not 0.0 <= random_weight <= 1.0:
-            raise ValueError("pool size must be >= 0 and random_weight in [0, 1]")
-        if not 0.0 <= heuristic_weight <= 1.0 - random_weight:
-            raise ValueError("heuristic_weight must be in [0, 1 - random_weight]")
-        if heuristic_weight > 0 and heuristic is None:
-            raise ValueError("heuristic_weight > 0 needs a heuristic opponent")
-        self.size, self.random_weight = int(size), float(random_weight)
-        self.heuristic_weight = float(heuristic_weight) if heuristic is not None else 0.0
-        self.fixed = 2 if self.heuristic_weight > 0 else 1  # members before the snapshots
-        if self.fixed == 2:
-            self.pool = OpponentPool(["random", heuristic],
-                                     [self.random_weight, self.heuristic_weight])
-        else:
-            self.pool = OpponentPool(["random"], [1.0])
-        self.snapshots = 0  # snapshots taken so far
-
-    def add_snapshot(self, model: MaskablePPO) -> None:
-        """Freeze a copy of the learner's policy and add it (replacing the oldest one)."""
-        if self.size == 0:
-            return
-        policy = model.policy_class(model.observation_space, model.action_space,
-                                    model.lr_schedule, **model.policy_kwargs)
-        policy.load_state_dict(model.policy.state_dict())
-        policy.set_training_mode(False)
-        for p in policy.parameters():
-            p.requires_grad_(False)
-        member = PolicyOpponent(policy, deterministic=False)
-        slot = self.fixed + self.snapshots % self.size
-        if slot < len(self.pool.members):
-            self.pool.members[slot] = member
-        else:
-            self.pool.add(member, 1.0)
-        self.snapshots += 1
-        k = len(self.pool.members) - self.fixed
-        rest = 1.0 - self.random_weight - self.heuristic_weight
-        fixed = [self.random_weight, self.heuristic_weight][:self.fixed]
-        self.pool.weights = fixed + [rest / k] * k
-
-    @property
-    def members(self) -> int:
-        return len(self.pool.members)
-
-
-# ------------------------------------------------------------------------------------------
-# evaluation
-# ------------------------------------------------------------------------------------------
-def evaluate(model: MaskablePPO, env_id: str, games: int = 200, num_players: int = 2,
-             seed: int = 12345, opponents: Sequence[str] = EVAL_OPPONENTS,
-             **options: Any) -> dict[str, dict[str, float]]:
-    """The model (greedy, as ``PPOAgent``) against each opponent spec in every other seat,
-    ``games`` arena games each (duplicate deals): ``{opponent: {win_rate, ci_low, ci_high,
-    games, seconds}}``. The global RNGs (python, numpy, torch) are restored afterwards."""
-    from agents.ppo import PPOAgent
-    from card_envs.arena import run_arena
-
-    states = random.getstate(), np.random.get_state(), torch.get_rng_state()
-    was_training = model.policy.training
-    model.policy.set_training_mode(False)
-    out: dict[str, dict[str, float]] = {}
-    try:
-        for opp in opponents:
-            t0 = time.perf_counter()
-            agent = PPOAgent(env_id, model=model, num_players=num_players, **options)
-            res = run_arena(env_id, [agent] + [opp] * (num_players - 1), games=games,
-                            num_players=num_players, seed=seed, progress=False, workers=1,
-                            **options)
-            st = res["ppo"]
-            lo, hi = st.ci95
-            out[opp] = {"win_rate": st.win_rate, "ci_low": lo, "ci_high": hi,
-                        "games": st.games, "seconds": time.perf_counter() - t0}
-    finally:
-        random.setstate(states[0])
-        np.random.set_state(states[1])
-        torch.set_rng_state(states[2])
-        model.policy.set_training_mode(was_training)
-    return out
-
-
-def plot_history(history: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> None:
-    """Learning curve: win rate vs env steps (learner + opponent moves) with 95% CI bands,
-    one line per evaluation opponent."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    x = np.array([h["env_steps"] for h in history], float)
-    for opp, color in zip(EVAL_OPPONENTS, ("tab:blue", "tab:red")):
-        if not history or f"{opp}_win_rate" not in history[0]:
-            continue
-        y = np.array([h[f"{opp}_win_rate"] for h in history])
-        lo = np.array([h[f"{opp}_ci_low"] for h in history])
-        hi = np.array([h[f"{opp}_ci_high"] for h in history])
-        ax.plot(x, y, "o-", color=color, label=f"vs {opp}")
-        ax.fill_between(x, lo, hi, color=color, alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("env steps (learner + opponent moves)")
-    ax.set_ylabel("win rate (95% CI)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="center left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------------------------------
@@ -578,15 +374,15 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     whichever ends first) bound the run. ``eval_every``: learner steps between evaluations
     (default: ``evals`` evaluations over the budget). ``pool_every``: PPO updates between
     snapshots. ``ppo``: overrides of :data:`DEFAULTS` (PPO hyper-parameters and ``net_arch``,
-    ``pool_size``, ``random_weight``, ``evals``, ``eval_seed``). ``options``: game options
-    (``reward_mode``, ...; :data:`GAME_OPTIONS` fill in per-game defaults). ``torch_threads``
+    ``pool_size``, ``random_weight``, ``evals``, ``eval_seed``; the manifest's
+    ``train.settings`` are the game's defaults). ``options``: game options (``reward_mode``,
+    ...; the manifest's ``train.options`` fill in per-game defaults). ``torch_threads``
     calls ``torch.set_num_threads`` (1 for bit-exact reproducibility across machines)."""
-    from card_envs.arena import resolve_env_id
-
     if minutes is None and steps is None:
         raise ValueError("give minutes or steps")
     env_id = resolve_env_id(env_id)
-    cfg = {**DEFAULTS, **GAME_SETTINGS.get(env_id, {})}
+    spec = train_spec(env_id)
+    cfg = {**DEFAULTS, **spec.settings}
     unknown = set(ppo or {}) - set(cfg) - {"eval_seed"}
     if unknown:
         raise ValueError(f"unknown ppo settings {sorted(unknown)}; known: {sorted(cfg)}")
@@ -596,7 +392,7 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
             cfg[k] = v
     if "num_players" in options:
         raise ValueError("set the number of seats with players=..., not num_players")
-    game_options = {**GAME_OPTIONS.get(env_id, {}), **options}
+    game_options = {**spec.options, **options}
     cfg.update(env_id=env_id, players=players, seed=seed, minutes=minutes, steps=steps,
                eval_every=eval_every, options=game_options)
 
@@ -618,9 +414,9 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
         venv = BatchedVecEnv(env_id, cfg["num_envs"], opponents=pool.pool, seed=seed,
                              num_players=players, **game_options)
     env: Any = venv
-    if cfg["shaping"] and env_id in GAME_POTENTIALS:
-        env = PotentialShaping(env, _load_function(GAME_POTENTIALS[env_id]), players,
-                               cfg["shaping"], cfg["gamma"])
+    potential = game_potential(env_id) if cfg["shaping"] else None
+    if potential is not None:
+        env = PotentialShaping(env, potential, players, cfg["shaping"], cfg["gamma"])
     norm = cfg["normalize_reward"]
     if norm is None:
         norm = game_options.get("reward_mode") == "points"

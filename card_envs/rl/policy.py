@@ -1,15 +1,15 @@
-"""The policy networks of :mod:`card_envs.training`: a leaner MaskablePPO policy, the observation
-features and the action-aligned head.
+"""The policy networks of :mod:`card_envs.rl.trainer`: a leaner MaskablePPO policy, the
+observation features and the action-aligned head.
 
 * :class:`MaskedPolicy`: sb3-contrib's ``MaskableActorCriticPolicy`` for ``Discrete`` actions
   with the same masked categorical distribution computed in one pass (below);
 * :class:`ObsFeatures`: symlog and one-hot features of the integer observation, plus the game's
-  own (action-aligned) features when it has some (``card_envs.training.GAME_FEATURES``);
+  own (action-aligned) features when it has some (its manifest's ``train.features``);
 * :class:`ActionFeaturePolicy`: a :class:`MaskedPolicy` whose logits add a score per action
   computed from that action's features by one small network shared by all actions.
 
 >>> from sb3_contrib import MaskablePPO
->>> from card_envs.policy import MaskedPolicy
+>>> from card_envs.rl import MaskedPolicy
 >>> model = MaskablePPO(MaskedPolicy, venv)                                # doctest: +SKIP
 
 sb3-contrib builds a ``MaskableCategorical`` per call: ``torch.distributions.Categorical`` with
@@ -45,7 +45,9 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-__all__ = ["ActionFeaturePolicy", "FastTanh", "MaskedPolicy", "ObsFeatures",
+from card_envs.core.manifest import load
+
+__all__ = ["ActionFeaturePolicy", "FastTanh", "MaskedPolicy", "ObsFeatures", "load_features",
            "masked_log_softmax"]
 
 HUGE_NEG = -1e8  # sb3-contrib's masking constant
@@ -143,7 +145,7 @@ class ObsFeatures(BaseFeaturesExtractor):
     sum of the one-hot entries' embeddings)``, ``d`` features: the same function as a linear
     layer on the concatenation, at the cost of a lookup per entry instead of a dense product.
 
-    ``game_features="module:Class"`` (see :data:`GAME_FEATURES`; built with ``game_kwargs``):
+    ``game_features="module:Class"`` (:mod:`card_envs.rl.features`; built with ``game_kwargs``):
     the game's own features are appended, ``[base, global, per_action]`` with the per-action
     block flattened feature-major (``F`` rows of ``A`` values); ``global_dim`` is then the
     width of ``[base, global]`` and ``action_shape`` ``(A, F)`` the shape of the game
@@ -164,7 +166,7 @@ class ObsFeatures(BaseFeaturesExtractor):
         cols = np.flatnonzero((width >= 3) & (width <= limit))
         offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
         n_hot = int(offsets[-1])
-        game = _load_features(game_features, low.size, game_kwargs) if game_features else None
+        game = load_features(game_features, low.size, game_kwargs) if game_features else None
         base = embed_dim or low.size + n_hot
         extra = 0 if game is None else game.global_dim
         action_shape = None if game is None else (game.num_actions, game.action_dim)
@@ -217,11 +219,10 @@ class ObsFeatures(BaseFeaturesExtractor):
         return torch.cat([feats, hot[:, :self.n_hot]], dim=1)
 
 
-def _load_features(spec: str, obs_size: int, kwargs: dict[str, Any] | None) -> Any:
-    import importlib
-
-    mod, _, name = spec.partition(":")
-    return getattr(importlib.import_module(mod), name)(obs_size, **(kwargs or {}))
+def load_features(spec: str, obs_size: int, kwargs: dict[str, Any] | None) -> Any:
+    """The feature module ``spec`` (``"module:Class"``) built for observations of length
+    ``obs_size`` with ``kwargs`` (``ValueError``: the module does not support them)."""
+    return load(spec)(obs_size, **(kwargs or {}))
 
 
 # ------------------------------------------------------------------------------------------
@@ -292,7 +293,7 @@ class _AlignedHead(torch.nn.Module):
 
 
 class ActionFeaturePolicy(MaskedPolicy):
-    """The MLP policy (:class:`card_envs.policy.MaskedPolicy`: sb3-contrib's masked policy with
+    """The MLP policy (:class:`MaskedPolicy`: sb3-contrib's masked policy with
     the distribution computed in one pass) with an action-aligned head for games with
     per-action features
     (:class:`ObsFeatures` with ``game_features``): the logit of action ``a`` is ``linear(h)[a]
@@ -301,7 +302,7 @@ class ActionFeaturePolicy(MaskedPolicy):
     is learned about one action (say "a move onto a 3-point card") holds for every penguin,
     direction and distance at once. The value MLP reads the global features. Without
     per-action features it is the plain MLP policy. Saved models refer to this class
-    (``card_envs.policy.ActionFeaturePolicy``)."""
+    (``card_envs.rl.policy.ActionFeaturePolicy``)."""
 
     def __init__(self, *args: Any, scorer_arch: Sequence[int] = (64,), context_dim: int = 8,
                  **kwargs: Any) -> None:

@@ -1,0 +1,59 @@
+"""The RL layer: Gymnasium and stable-baselines3 views of the games, the PPO policies and the
+self-play trainer (top layer: imports core, the games, agents and the arena; nothing below
+imports it).
+
+>>> from card_envs.rl import SingleAgentEnv, BatchedVecEnv, train
+>>> env = SingleAgentEnv("slide_v0", opponents="heuristic")       # Gymnasium, one seat
+>>> venv = BatchedVecEnv("slide_v0", num_envs=64)                  # doctest: +SKIP
+>>> res = train("slide_v0", minutes=5, out_dir="runs/slide")       # doctest: +SKIP
+
+Modules: :mod:`~card_envs.rl.single_agent` (``SingleAgentEnv``, ``OpponentPool``: numpy and
+Gymnasium only), :mod:`~card_envs.rl.sb3` (``BatchedVecEnv``, ``PolicyOpponent``),
+:mod:`~card_envs.rl.policy` (``MaskedPolicy``, ``ObsFeatures``, ``ActionFeaturePolicy``),
+:mod:`~card_envs.rl.shaping` (``PotentialShaping``), :mod:`~card_envs.rl.selfplay`
+(``SelfPlayPool``, ``AgentOpponent``), :mod:`~card_envs.rl.evaluation` (``evaluate``,
+``plot_history``), :mod:`~card_envs.rl.trainer` (``train``, ``DEFAULTS``, ``policy_spec``) and
+:mod:`card_envs.rl.features` (the torch feature modules of Isflak and Slide). The names below
+are imported on first use, so ``SingleAgentEnv`` works without the ``train`` extra (torch,
+stable-baselines3, sb3-contrib), which everything else needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: public name -> module of ``card_envs.rl`` that defines it
+_EXPORTS: dict[str, str] = {
+    "OpponentPool": "single_agent",
+    "SingleAgentEnv": "single_agent",
+    "BatchedVecEnv": "sb3",
+    "PolicyOpponent": "sb3",
+    "ActionFeaturePolicy": "policy",
+    "MaskedPolicy": "policy",
+    "ObsFeatures": "policy",
+    "PotentialShaping": "shaping",
+    "AgentOpponent": "selfplay",
+    "SelfPlayPool": "selfplay",
+    "evaluate": "evaluation",
+    "plot_history": "evaluation",
+    "DEFAULTS": "trainer",
+    "TrainResult": "trainer",
+    "policy_spec": "trainer",
+    "train": "trainer",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'card_envs.rl' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"card_envs.rl.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
