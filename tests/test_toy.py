@@ -9,9 +9,8 @@ import numpy as np
 from toy_cards import layout as L
 
 import card_envs
-from agents import agent_names, make_agent
+from agents import agent_names
 from card_envs.arena import run_arena
-from card_envs.core import kernels as K
 
 
 def test_registered_through_the_manifest() -> None:
