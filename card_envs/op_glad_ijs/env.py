@@ -108,7 +108,7 @@ import numpy as np
 from card_envs.core import kernels as K
 from card_envs.core.env import CardEnv
 from card_envs.core.parallel import ParallelCardEnv
-from card_envs.op_glad_ijs import rules as R
+from card_envs.op_glad_ijs import layout as L
 from card_envs.op_glad_ijs.game import OpGladIJsGame
 
 
@@ -132,11 +132,11 @@ class OpGladIJsEnv(CardEnv):
         step, and the cumulative reward of every seat that has not acted since."""
         super()._set_state(state)
         if state[K.DONE] or self.game.options["reward_mode"] != "cards" or \
-                state[R.LAST] < 0:
+                state[L.LAST] < 0:
             return
         cur = int(state[K.CUR])
         for q, a in enumerate(self.possible_agents):
-            g = float(state[R.GAIN + q])
+            g = float(state[L.GAIN + q])
             if cur == 0:
                 self.rewards[a] = g
             if q >= cur:
