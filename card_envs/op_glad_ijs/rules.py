@@ -102,9 +102,9 @@ from card_envs.op_glad_ijs.layout import (
 from card_envs.op_glad_ijs.piles import middle_out, turn_card
 from card_envs.op_glad_ijs.resolve import resolve
 
-# the layout's encoding functions, compiled for the kernels
-_pair_base = njit(cache=True, inline="always")(L.pair_base)
-_obs_known = njit(cache=True, inline="always")(L.obs_known)
+# the layout's encoding functions, compiled for kernels (here and in the agents' policies)
+pair_base_nb = njit(cache=True, inline="always")(L.pair_base)
+obs_known_nb = njit(cache=True, inline="always")(L.obs_known)
 @njit(cache=True)
 def init(state: np.ndarray, cfg: np.ndarray) -> None:
     """Deal a new game using the RNG already stored in the state header; the start player
@@ -165,7 +165,7 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
     for i in range(k):
         t = state[PLIST + i]
         mask[A_ONE + t] = 1
-        base = _pair_base(t, T)  # + u: the pair (t, u), u >= t
+        base = pair_base_nb(t, T)  # + u: the pair (t, u), u >= t
         if state[MCOUNT + t] > 1:
             mask[base + t] = 1
         for j in range(i + 1, k):
@@ -282,7 +282,7 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     obs[T + O_CHOSEN] = 1 if a >= 0 else 0
     obs[T + O_OWN] = cfg[CA + a] if a > A_PASS else -1
     obs[T + O_OWN + 1] = cfg[CB + a] if a > A_PASS else -1
-    kb = _obs_known(n, T)
+    kb = obs_known_nb(n, T)
     for t in range(T):
         obs[kb + t] = state[KCOUNT + t]
     k = T + O_SEATS
