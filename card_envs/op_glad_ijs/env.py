@@ -1,6 +1,6 @@
 """Op Glad IJs (``op_glad_ijs_v0``): slap an animal together with the habitat where it belongs.
 
-Rules: ``shared/rules/op_glad_ijs.md``. Version ``0``. 2-6 players.
+Rules: ``docs/rules/op_glad_ijs.md`` (as implemented). Version ``0``. 2-6 players.
 
 **Options.** ``num_players`` (2), ``start_player`` (0 or ``"random"``), ``reward_mode``
 (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``: final won-pile size;
@@ -30,7 +30,7 @@ target is left; otherwise the end check runs and the next card is turned. The pa
 window per ``step``; its default ``illegal_action="lose"`` matches ``env()``, pass
 ``illegal_action="raise"`` for the raw behaviour.
 
-**Decisions where the spec is silent** (tested):
+**Decisions where the spec is silent** (tested; also in ``docs/rules/op_glad_ijs.md``):
 
 * Seats choose in seat order 0..n-1 in every window (the order is irrelevant: choices are
   hidden and resolved together).
