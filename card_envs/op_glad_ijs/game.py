@@ -28,6 +28,8 @@ def _max_turned(v: Any, _: Mapping[str, Any]) -> int:
 
 
 class OpGladIJsGame(Game):
+    """One Op Glad IJs configuration: the deck's card types, sizes and kernel config."""
+
     name = "op_glad_ijs"
     env_id = "op_glad_ijs_v0"
     version = "0"

@@ -105,6 +105,8 @@ from card_envs.op_glad_ijs.resolve import resolve
 # the layout's encoding functions, compiled for kernels (here and in the agents' policies)
 pair_base_nb = njit(cache=True, inline="always")(L.pair_base)
 obs_known_nb = njit(cache=True, inline="always")(L.obs_known)
+
+
 @njit(cache=True)
 def init(state: np.ndarray, cfg: np.ndarray) -> None:
     """Deal a new game using the RNG already stored in the state header; the start player
