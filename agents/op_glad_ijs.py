@@ -1,12 +1,12 @@
 """Op Glad IJs heuristic: slap the best correct target, never fault.
 
-The agent reads the middle's per-type counts from the observation (layout:
-``card_envs.op_glad_ijs.env``) and the card-type tables of the configured deck (from the game
-options it is given). In priority order it slaps: a right-habitat card (one hand, wins the whole
-middle); a 2-animals card whose two habitats are visible on normal cards; a 2-habitats card
-whose two animals are visible on normal cards; a matching pair (an animal on one card belongs in
-a habitat on the other). Ties within a class are broken with the seeded RNG. With nothing
-correct it passes, so it never faults.
+The agent reads the middle's per-type counts from the observation (at ``OBS_MIDDLE``, offsets
+in ``card_envs.op_glad_ijs.layout``, the table in ``card_envs.op_glad_ijs.env``) and the
+card-type tables of the configured deck (from the game options it is given). In priority order
+it slaps: a right-habitat card (one hand, wins the whole middle); a 2-animals card whose two
+habitats are visible on normal cards; a 2-habitats card whose two animals are visible on normal
+cards; a matching pair (an animal on one card belongs in a habitat on the other). Ties within a
+class are broken with the seeded RNG. With nothing correct it passes, so it never faults.
 
 ``miss_rate`` (default 0) is the curriculum knob: with that probability the agent passes even
 though a correct target exists (a slower player), e.g.
@@ -23,8 +23,25 @@ import numpy as np
 from agents.base import Agent, legal_actions
 from agents.search import SearchAgent, rand_below
 from card_envs.core.jit import njit
-from card_envs.op_glad_ijs import rules as R
 from card_envs.op_glad_ijs.game import OpGladIJsGame
+from card_envs.op_glad_ijs.layout import (
+    A_ONE,
+    A_PASS,
+    CHOICE,
+    CT_AM,
+    CT_HM,
+    CT_KIND,
+    G_T,
+    KIND_ANIMALS,
+    KIND_HABITATS,
+    KIND_NORMAL,
+    KIND_RIGHT,
+    MCOUNT,
+    OBS_MIDDLE,
+    REWARD_CARDS,
+    pair_action,
+)
+from card_envs.op_glad_ijs.rules import pair_base_nb
 
 
 class OpGladIJsHeuristicAgent(Agent):
@@ -42,10 +59,10 @@ class OpGladIJsHeuristicAgent(Agent):
         game = OpGladIJsGame(**{k: v for k, v in options.items() if k in known})
         self.T = T = game.T
         cfg = game.cfg
-        self.kind = cfg[R.CT_KIND:R.CT_KIND + T].astype(np.int64)
-        self.am = cfg[R.CT_AM:R.CT_AM + T].astype(np.int64)
-        self.hm = cfg[R.CT_HM:R.CT_HM + T].astype(np.int64)
-        plain = self.kind <= R.KIND_RIGHT
+        self.kind = cfg[CT_KIND:CT_KIND + T].astype(np.int64)
+        self.am = cfg[CT_AM:CT_AM + T].astype(np.int64)
+        self.hm = cfg[CT_HM:CT_HM + T].astype(np.int64)
+        plain = self.kind <= KIND_RIGHT
         link = ((self.am[:, None] & self.hm[None, :]) | (self.hm[:, None] & self.am[None, :]))
         self.match = (link != 0) & plain[:, None] & plain[None, :]
 
@@ -53,29 +70,29 @@ class OpGladIJsHeuristicAgent(Agent):
         """The correct actions of the best priority class for a middle (per-type counts)."""
         T = self.T
         present = counts > 0
-        right = np.flatnonzero(present & (self.kind == R.KIND_RIGHT))
+        right = np.flatnonzero(present & (self.kind == KIND_RIGHT))
         if right.size:
-            return [1 + int(t) for t in right]
-        normal = present & (self.kind == R.KIND_NORMAL)
+            return [A_ONE + int(t) for t in right]
+        normal = present & (self.kind == KIND_NORMAL)
         va = int(np.bitwise_or.reduce(self.am[normal])) if normal.any() else 0
         vh = int(np.bitwise_or.reduce(self.hm[normal])) if normal.any() else 0
-        for kind, mask, vis in ((R.KIND_ANIMALS, self.am, vh), (R.KIND_HABITATS, self.hm, va)):
+        for kind, mask, vis in ((KIND_ANIMALS, self.am, vh), (KIND_HABITATS, self.hm, va)):
             sel = np.flatnonzero(present & (self.kind == kind) & ((mask & ~vis) == 0))
             if sel.size:
-                return [1 + int(t) for t in sel]
-        idx = np.flatnonzero(present & (self.kind <= R.KIND_RIGHT))
+                return [A_ONE + int(t) for t in sel]
+        idx = np.flatnonzero(present & (self.kind <= KIND_RIGHT))
         out = []
         for i, t in enumerate(idx):
             for u in idx[i + 1:]:
                 if self.match[t, u]:
-                    out.append(R.pair_action(int(t), int(u), T))
+                    out.append(pair_action(int(t), int(u), T))
         return out
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
-        good = self.targets(np.asarray(observation[:self.T]))
+        good = self.targets(np.asarray(observation[OBS_MIDDLE:OBS_MIDDLE + self.T]))
         if not good or (self.miss_rate and self.rng.random() < self.miss_rate):
-            return 0 if action_mask[0] else int(legal[0])
+            return A_PASS if action_mask[A_PASS] else int(legal[0])
         return good[0] if len(good) == 1 else good[self.rng.randrange(len(good))]
 
 
@@ -91,40 +108,40 @@ def heuristic_policy(state: np.ndarray, cfg: np.ndarray, seat: int, mask: np.nda
                      obs: np.ndarray, rng: np.ndarray) -> int:
     """:class:`OpGladIJsHeuristicAgent` (``miss_rate=0``) compiled for search: the best
     correct slap of the middle, ties broken at random; pass (0) when there is none."""
-    T = cfg[R.G_T]
+    T = cfg[G_T]
     best, k = -1, 0
     for t in range(T):
-        if state[R.MCOUNT + t] > 0 and cfg[R.CT_KIND + t] == R.KIND_RIGHT:
-            best, k = _pick(rng, best, k, 1 + t)
+        if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_RIGHT:
+            best, k = _pick(rng, best, k, A_ONE + t)
     if best < 0:
         va = 0
         vh = 0
         for t in range(T):
-            if state[R.MCOUNT + t] > 0 and cfg[R.CT_KIND + t] == R.KIND_NORMAL:
-                va |= cfg[R.CT_AM + t]
-                vh |= cfg[R.CT_HM + t]
+            if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_NORMAL:
+                va |= cfg[CT_AM + t]
+                vh |= cfg[CT_HM + t]
         for t in range(T):
-            if state[R.MCOUNT + t] > 0 and cfg[R.CT_KIND + t] == R.KIND_ANIMALS \
-                    and cfg[R.CT_AM + t] & ~vh == 0:
-                best, k = _pick(rng, best, k, 1 + t)
+            if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_ANIMALS \
+                    and cfg[CT_AM + t] & ~vh == 0:
+                best, k = _pick(rng, best, k, A_ONE + t)
         if best < 0:
             for t in range(T):
-                if state[R.MCOUNT + t] > 0 and cfg[R.CT_KIND + t] == R.KIND_HABITATS \
-                        and cfg[R.CT_HM + t] & ~va == 0:
-                    best, k = _pick(rng, best, k, 1 + t)
+                if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_HABITATS \
+                        and cfg[CT_HM + t] & ~va == 0:
+                    best, k = _pick(rng, best, k, A_ONE + t)
     if best < 0:
         for t in range(T):
-            if state[R.MCOUNT + t] == 0 or cfg[R.CT_KIND + t] > R.KIND_RIGHT:
+            if state[MCOUNT + t] == 0 or cfg[CT_KIND + t] > KIND_RIGHT:
                 continue
             for u in range(t + 1, T):
-                if state[R.MCOUNT + u] == 0 or cfg[R.CT_KIND + u] > R.KIND_RIGHT:
+                if state[MCOUNT + u] == 0 or cfg[CT_KIND + u] > KIND_RIGHT:
                     continue
-                if (cfg[R.CT_AM + t] & cfg[R.CT_HM + u]) | (cfg[R.CT_HM + t] & cfg[R.CT_AM + u]):
-                    best, k = _pick(rng, best, k, 1 + T + t * T - t * (t - 1) // 2 + (u - t))
+                if (cfg[CT_AM + t] & cfg[CT_HM + u]) | (cfg[CT_HM + t] & cfg[CT_AM + u]):
+                    best, k = _pick(rng, best, k, pair_base_nb(t, T) + u)
     if best >= 0 and mask[best]:
         return best
-    if mask[0]:
-        return 0
+    if mask[A_PASS]:
+        return A_PASS
     for a in range(mask.shape[0]):
         if mask[a]:
             return a
@@ -147,7 +164,7 @@ class OpGladIJsSearchAgent(SearchAgent):
     default_points_weight = 1.0
     default_widening = 1.0  # over 700 slaps: widen slowly, the heuristic's choice first
     default_horizon = 24  # rollout steps: a few windows, valued by the cards won meanwhile
-    search_reward_mode = R.REWARD_CARDS
+    search_reward_mode = REWARD_CARDS
     default_anchor = 3.0  # play the heuristic's slap unless the search is clearly better
 
     def determinize(self, state: np.ndarray, seat: int, rng: np.random.Generator
@@ -159,5 +176,5 @@ class OpGladIJsSearchAgent(SearchAgent):
             mask = self.engine.legal_mask(out)
             r = np.array([rng.integers(0, 2**63)], np.uint64)
             for q in hidden:
-                out[R.CHOICE + q] = heuristic_policy(out, g.cfg, q, mask, self._obs, r)
+                out[CHOICE + q] = heuristic_policy(out, g.cfg, q, mask, self._obs, r)
         return out

@@ -21,14 +21,21 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.errors import OptionError
+from card_envs.op_glad_ijs.layout import (
+    KIND_ANIMALS,
+    KIND_HABITATS,
+    KIND_NAMES,
+    KIND_NORMAL,
+    KIND_RIGHT,
+    MAX_CARDS,
+    MAX_TYPES,
+    NUM_ANIMALS,
+)
 
 ANIMALS = ("camel", "penguin", "toad", "spider", "mountain_goat", "gorilla")
 HABITATS = ("desert", "ice_floe", "water_lily", "spider_web", "mountains", "rainforest")
-KIND_NORMAL, KIND_RIGHT, KIND_ANIMALS, KIND_HABITATS = 0, 1, 2, 3
-KIND_NAMES = ("normal", "right_habitat", "two_animals", "two_habitats")
+assert len(ANIMALS) == len(HABITATS) == NUM_ANIMALS
 SETS = ("base", "two_animals", "two_habitats")
-MAX_TYPES = 48  # card types of one configuration (obs/action tables are sized by it)
-MAX_CARDS = 120  # cards of one configuration (int8 observation bounds)
 DATA = Path(__file__).with_name("data") / "deck.json"
 
 

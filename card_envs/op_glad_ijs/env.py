@@ -1,6 +1,6 @@
 """Op Glad IJs (``op_glad_ijs_v0``): slap an animal together with the habitat where it belongs.
 
-Rules: ``shared/rules/op_glad_ijs.md``. Version ``0``. 2-6 players.
+Rules: ``docs/rules/op_glad_ijs.md`` (as implemented). Version ``0``. 2-6 players.
 
 **Options.** ``num_players`` (2), ``start_player`` (0 or ``"random"``), ``reward_mode``
 (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``: final won-pile size;
@@ -30,7 +30,7 @@ target is left; otherwise the end check runs and the next card is turned. The pa
 window per ``step``; its default ``illegal_action="lose"`` matches ``env()``, pass
 ``illegal_action="raise"`` for the raw behaviour.
 
-**Decisions where the spec is silent** (tested):
+**Decisions where the spec is silent** (tested; also in ``docs/rules/op_glad_ijs.md``):
 
 * Seats choose in seat order 0..n-1 in every window (the order is irrelevant: choices are
   hidden and resolved together).
@@ -108,7 +108,7 @@ import numpy as np
 from card_envs.core import kernels as K
 from card_envs.core.env import CardEnv
 from card_envs.core.parallel import ParallelCardEnv
-from card_envs.op_glad_ijs import rules as R
+from card_envs.op_glad_ijs import layout as L
 from card_envs.op_glad_ijs.game import OpGladIJsGame
 
 
@@ -132,11 +132,11 @@ class OpGladIJsEnv(CardEnv):
         step, and the cumulative reward of every seat that has not acted since."""
         super()._set_state(state)
         if state[K.DONE] or self.game.options["reward_mode"] != "cards" or \
-                state[R.LAST] < 0:
+                state[L.LAST] < 0:
             return
         cur = int(state[K.CUR])
         for q, a in enumerate(self.possible_agents):
-            g = float(state[R.GAIN + q])
+            g = float(state[L.GAIN + q])
             if cur == 0:
                 self.rewards[a] = g
             if q >= cur:

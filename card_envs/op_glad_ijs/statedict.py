@@ -1,0 +1,270 @@
+"""Op Glad IJs state-dict codec, consistency check and determinization (schema: ``env.py``).
+
+The Python side of the linked piles (``card_envs.op_glad_ijs.layout``): reading a pile's slots
+and types, linking piles into free slots, and recomputing the middle's derived counts.
+``OpGladIJsGame`` delegates ``fields_to_dict``, ``fields_from_dict``, ``check_state`` and
+``resample`` to the functions of the same names here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from card_envs.core.checks import int_in as _int_in
+from card_envs.core.checks import requirer
+from card_envs.core.errors import StateDictError
+from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
+from card_envs.op_glad_ijs import layout as L
+from card_envs.op_glad_ijs import rules as R
+
+if TYPE_CHECKING:
+    from card_envs.op_glad_ijs.game import OpGladIJsGame
+
+_require = requirer("op_glad_ijs")
+
+
+# --- piles ---------------------------------------------------------------------------------
+def slots(state: np.ndarray, head: int, length: int) -> list[int]:
+    """The card slots of the pile whose first slot is ``state[head]`` and which holds
+    ``state[length]`` cards, in link order; raises :class:`StateDictError` for broken links."""
+    out = []
+    s = int(state[head])
+    for _ in range(max(0, min(int(state[length]), L.MAX_CARDS + 1))):
+        _require(0 <= s < L.MAX_CARDS, "broken pile links")
+        out.append(s)
+        s = int(state[L.NEXT + 2 * s])
+    _require(s == -1, "broken pile links")
+    return out
+
+
+def types(state: np.ndarray, slot_list: list[int]) -> list[int]:
+    """The card types in ``slot_list``."""
+    return [int(state[L.CARDS + 2 * s]) for s in slot_list]
+
+
+def link(state: np.ndarray, type_list: list[int], slot: int) -> tuple[int, int]:
+    """Store ``type_list`` (in link order) in slots ``slot, slot + 1, ...`` linked in that
+    order; returns the first and last slot (-1, -1 if empty)."""
+    k = len(type_list)
+    for i, t in enumerate(type_list):
+        state[L.CARDS + 2 * (slot + i)] = t
+        state[L.NEXT + 2 * (slot + i)] = slot + i + 1 if i + 1 < k else -1
+    return (slot, slot + k - 1) if k else (-1, -1)
+
+
+# --- the codec -----------------------------------------------------------------------------
+def fields_to_dict(g: OpGladIJsGame, state: np.ndarray, observer: int | None) -> dict[str, Any]:
+    """The game's state-dict fields; with ``observer``, what that seat may know."""
+    n, c = g.num_players, g.codes
+    draws = []
+    for q in range(n):
+        pile = g.draw_pile(state, q)
+        kn = int(state[L.KNOWN + q])
+        codes = [c[t] if (observer is None or i < kn) else None for i, t in enumerate(pile)]
+        draws.append(codes[::-1])  # top first
+    choices = [None if state[L.CHOICE + q] < 0 else int(state[L.CHOICE + q])
+               for q in range(n)]
+    if observer is not None:
+        for q in g.pending_hidden(state, observer):
+            choices[q] = None
+    lt = int(state[L.LAST_TURNED])
+    return {
+        "middle": [c[t] for t in g.middle(state)],
+        "draw_piles": draws,
+        "known_bottom": [int(state[L.KNOWN + q]) for q in range(n)],
+        "won_piles": [[c[t] for t in g.won_pile(state, q)] for q in range(n)],
+        "out": [c[t] for t in g.out_cards(state)],
+        "turner": int(state[L.TURNER]),
+        "turned_by": int(state[L.TURNED_BY]),
+        "window": int(state[L.WINDOW]),
+        "turned_count": int(state[L.TURNED]),
+        "last_turned": c[lt] if int(state[L.TURNED]) > 0 else None,
+        "choices": choices,
+        "last_slaps": [None if state[L.LAST + q] < 0 else int(state[L.LAST + q])
+                       for q in range(n)],
+        "last_gains": [int(state[L.GAIN + q]) for q in range(n)],
+    }
+
+
+def _codes(g: OpGladIJsGame, xs: Any, what: str) -> list[int]:
+    if not isinstance(xs, list):
+        raise StateDictError(f"{what} must be a list of card codes")
+    out = []
+    for x in xs:
+        if not isinstance(x, str) or x not in g.code_index:
+            raise StateDictError(f"{what}: unknown card code {x!r} for this deck")
+        out.append(g.code_index[x])
+    return out
+
+
+def fields_from_dict(g: OpGladIJsGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+    """Write the game's fields of state dict ``d`` into ``state`` (piles linked into the card
+    slots in a fixed order, derived counts recomputed)."""
+    n = g.num_players
+    mid = _codes(g, d["middle"], "middle")
+    draws, wons = d["draw_piles"], d["won_piles"]
+    for name, v in (("draw_piles", draws), ("won_piles", wons), ("known_bottom",
+                    d["known_bottom"]), ("choices", d["choices"]),
+                    ("last_slaps", d["last_slaps"]), ("last_gains", d["last_gains"])):
+        if not isinstance(v, list) or len(v) != n:
+            raise StateDictError(f"{name} must have {n} entries")
+    outs = _codes(g, d["out"], "out")
+    dps = [_codes(g, draws[q], "draw_piles")[::-1] for q in range(n)]  # bottom first
+    wps = [_codes(g, wons[q], "won_piles") for q in range(n)]  # bottom first
+    if len(mid) + len(outs) + sum(map(len, dps)) + sum(map(len, wps)) > L.MAX_CARDS:
+        raise StateDictError("too many cards")
+    slot = 0
+    for arr, head, tail, ln in ((mid, L.MHEAD, L.MTAIL, L.MLEN),
+                                (outs, L.OHEAD, L.OTAIL, L.OLEN)):
+        state[head], state[tail] = link(state, arr, slot)
+        state[ln] = len(arr)
+        slot += len(arr)
+    for q in range(L.MAX_PLAYERS):
+        state[L.DTOP + q] = state[L.DBOT + q] = state[L.WTOP + q] = -1
+    for q in range(n):
+        dp, wp = dps[q], wps[q]
+        state[L.DTOP + q], state[L.DBOT + q] = link(state, dp[::-1], slot)
+        state[L.DLEN + q] = len(dp)
+        slot += len(dp)
+        state[L.WTOP + q] = link(state, wp[::-1], slot)[0]
+        state[L.WLEN + q] = len(wp)
+        slot += len(wp)
+        state[L.KNOWN + q] = _int_in(d["known_bottom"][q], 0, len(dp), "known_bottom")
+        ch, la = d["choices"][q], d["last_slaps"][q]
+        state[L.CHOICE + q] = -1 if ch is None else \
+            _int_in(ch, 0, g.num_actions - 1, "choice")
+        state[L.LAST + q] = -1 if la is None else \
+            _int_in(la, 0, g.num_actions - 1, "last_slaps entry")
+        state[L.GAIN + q] = _int_in(d["last_gains"][q], -1, g.N, "last_gains entry")
+    for q in range(n, L.MAX_PLAYERS):
+        state[L.CHOICE + q] = -1
+        state[L.LAST + q] = -1
+    state[L.TURNER] = _int_in(d["turner"], 0, n - 1, "turner")
+    state[L.TURNED_BY] = _int_in(d["turned_by"], 0, n - 1, "turned_by")
+    state[L.WINDOW] = _int_in(d["window"], 0, L.MAX_WINDOWS - 1, "window")
+    state[L.TURNED] = _int_in(d["turned_count"], 1, g.max_turned, "turned_count")
+    lt = d["last_turned"]
+    if not isinstance(lt, str) or lt not in g.code_index:
+        raise StateDictError(f"last_turned must be a card code, got {lt!r}")
+    state[L.LAST_TURNED] = g.code_index[lt]
+    derive(g, state)
+
+
+def derive(g: OpGladIJsGame, state: np.ndarray) -> None:
+    """Recompute the derived fields: the middle's per-type / per-animal / per-habitat counts,
+    its sorted list of present types, the per-type counts of public bottom cards."""
+    for off, size in ((L.MCOUNT, L.MAX_TYPES), (L.NA, L.NUM_ANIMALS), (L.NH, L.NUM_ANIMALS),
+                      (L.NRIGHT, 1), (L.KCOUNT, L.MAX_TYPES), (L.PLEN, 1),
+                      (L.PLIST, L.MAX_TYPES)):
+        state[off:off + size] = 0
+    tables = g.cfg
+    present = sorted(set(g.middle(state)))
+    state[L.PLEN] = len(present)
+    state[L.PLIST:L.PLIST + len(present)] = present
+    for q in range(g.num_players):
+        for t in g.draw_pile(state, q)[:int(state[L.KNOWN + q])]:
+            state[L.KCOUNT + t] += 1
+    for t in g.middle(state):
+        state[L.MCOUNT + t] += 1
+        k = tables[L.CT_KIND + t]
+        if k == L.KIND_RIGHT:
+            state[L.NRIGHT] += 1
+        elif k == L.KIND_NORMAL:
+            for i in range(L.NUM_ANIMALS):
+                if tables[L.CT_AM + t] >> i & 1:
+                    state[L.NA + i] += 1
+                if tables[L.CT_HM + t] >> i & 1:
+                    state[L.NH + i] += 1
+
+
+def legal_mask(g: OpGladIJsGame, state: np.ndarray) -> np.ndarray:
+    """The kernel's legal mask of the seat to act."""
+    mask = np.zeros(g.num_actions, np.int8)
+    R.legal_mask(state, g.cfg, mask)
+    return mask
+
+
+# --- consistency ---------------------------------------------------------------------------
+def check_state(g: OpGladIJsGame, state: np.ndarray) -> None:
+    """Raise :class:`StateDictError` unless ``state`` is a position the rules can reach:
+    derived counts, pile links, card conservation, the phase, the pending choices."""
+    n, T = g.num_players, g.T
+    d = state.copy()
+    derive(g, d)
+    _require(np.array_equal(d, state), "middle counts do not match the middle")
+    lens = [int(state[L.MLEN]), int(state[L.OLEN])]
+    for q in range(L.MAX_PLAYERS):
+        lens += [int(state[L.DLEN + q]), int(state[L.WLEN + q])]
+    _require(all(0 <= x <= L.MAX_CARDS for x in lens), "pile size out of range")
+    mids = slots(state, L.MHEAD, L.MLEN)
+    outs = slots(state, L.OHEAD, L.OLEN)
+    _require(state[L.MTAIL] == (mids[-1] if mids else -1), "bad middle tail")
+    _require(state[L.OTAIL] == (outs[-1] if outs else -1), "bad out tail")
+    used = mids + outs
+    for q in range(n):
+        ds = g.draw_slots(state, q)
+        _require(state[L.DBOT + q] == (ds[0] if ds else -1), "bad draw pile bottom")
+        used += ds + slots(state, L.WTOP + q, L.WLEN + q)
+        _require(0 <= state[L.KNOWN + q] <= state[L.DLEN + q], "known_bottom > pile")
+    for q in range(n, L.MAX_PLAYERS):
+        _require(state[L.DLEN + q] == state[L.WLEN + q] == state[L.KNOWN + q] ==
+                 state[L.GAIN + q] == 0, "unused seats must be empty")
+        _require(state[L.DTOP + q] == state[L.DBOT + q] == state[L.WTOP + q] == -1,
+                 "unused seats must be empty")
+    _require(sorted(used) == list(range(len(used))), "card slots must be used once")
+    cards = types(state, used)
+    _require(all(0 <= t < T for t in cards), "unknown card type")
+    counts = np.bincount(np.asarray(cards, np.int64), minlength=T)
+    _require(np.array_equal(counts, g.counts), "cards not conserved (per type)")
+    _require(0 <= state[L.LAST_TURNED] < T, "last_turned out of range")
+    _require(1 <= state[L.TURNED] <= g.max_turned, "turned_count out of range")
+    for q in range(L.MAX_PLAYERS):
+        _require(-1 <= state[L.LAST + q] < g.num_actions, "bad last slap")
+    _require(0 <= state[L.TURNER] < n and 0 <= state[L.TURNED_BY] < n, "bad turner")
+    phase, cur, done = int(state[PHASE]), int(state[CUR]), int(state[DONE])
+    _require((done != 0) == (phase == L.P_END), "phase 'end' iff the game is over")
+    choices = [int(state[L.CHOICE + q]) for q in range(L.MAX_PLAYERS)]
+    if done:
+        _require(cur == -1 and state[L.MLEN] == 0, "finished game: no middle, no seat")
+        _require(all(c == -1 for c in choices), "finished game: no pending choices")
+        left = sum(int(state[L.DLEN + q]) for q in range(n))
+        _require((done == DONE_TRUNCATED) == (left > 0), "truncated iff draw cards are left")
+        if done == DONE_TRUNCATED:
+            _require(state[L.TURNED] == g.max_turned, "cut off only at max_turned")
+        return
+    _require(0 <= cur < n, "current_player must be a seat while the game runs")
+    _require(state[L.MLEN] >= 1 and state[L.OLEN] == 0, "running game: middle, no out")
+    _require(0 <= state[L.WINDOW] < L.MAX_WINDOWS, "window out of range")
+    mask = legal_mask(g, state)
+    for q in range(L.MAX_PLAYERS):
+        c = choices[q]
+        if q < cur:
+            _require(0 <= c < g.num_actions and mask[c] == 1,
+                     f"seat {q}: chosen action must be legal")
+        else:
+            _require(c == -1, f"seat {q} has not chosen yet")
+
+
+# --- determinization -----------------------------------------------------------------------
+def resample(g: OpGladIJsGame, state: np.ndarray, observer: int,
+             rng: np.random.Generator) -> np.ndarray:
+    """Redraw the unknown parts of all draw piles (pooled: nobody knows which unknown card
+    lies in which pile, nor in which order; the public bottom cards stay), and other seats'
+    unresolved choices of this window among the legal actions. The result depends only on
+    what ``observer`` knows and on ``rng``."""
+    out = state.copy()
+    n = g.num_players
+    unknown = []  # slots of the unknown cards, per pile from the public bottom part up
+    for q in range(n):
+        unknown += g.draw_slots(out, q)[int(out[L.KNOWN + q]):]
+    pool = sorted(types(out, unknown))  # sorted: the draw depends on rng alone
+    pool = rng.permutation(np.asarray(pool, np.int32)) if pool else pool
+    for s, t in zip(unknown, pool):
+        out[L.CARDS + 2 * s] = t
+    legal = np.flatnonzero(legal_mask(g, out))
+    for q in g.pending_hidden(out, observer):
+        out[L.CHOICE + q] = int(rng.choice(legal))
+    return out
