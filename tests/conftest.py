@@ -15,8 +15,7 @@ for _d in sorted([_HERE, *(p for p in _HERE.iterdir() if p.is_dir() and
         sys.path.insert(0, str(_d))
 
 # The test-only toy game joins every layer through its manifest alone.
-from toy_cards.manifest import MANIFEST as _TOY  # noqa: E402
-
 import card_envs  # noqa: E402
+from toy_cards.manifest import MANIFEST as _TOY  # noqa: E402
 
 card_envs.register(_TOY)

@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import conftest  # noqa: F401  (registers the test-only toy game when run as a script)
 import numpy as np
 
 import card_envs
+import conftest  # noqa: F401  (registers the test-only toy game when run as a script)
 from card_envs.core.errors import CardEnvError, IllegalActionError
 
 ROOT = Path(__file__).resolve().parent.parent

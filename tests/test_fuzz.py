@@ -13,11 +13,11 @@ import json
 import random
 from typing import Any
 
-import fuzz
 import numpy as np
 import pytest
 
 import card_envs
+import fuzz
 from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
 from card_envs.testing import Case, play_steps, snapshot

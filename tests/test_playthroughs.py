@@ -8,10 +8,10 @@ import re
 import shutil
 from pathlib import Path
 
-import playthrough as P
 import pytest
 
 import card_envs
+import playthrough as P
 
 MAX_FILE = 300 * 1024
 MAX_TOTAL = 3 * 1024 * 1024

@@ -10,6 +10,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+import card_envs
+from card_envs.arena import run_arena
+from card_envs.core import kernels as K
+from card_envs.testing import Case
 from stress_lib import (
     AGENT_POOL,
     arena_signature,
@@ -19,11 +24,6 @@ from stress_lib import (
     run_aec,
     run_batched,
 )
-
-import card_envs
-from card_envs.arena import run_arena
-from card_envs.core import kernels as K
-from card_envs.testing import Case
 from test_kit import CASES, IDS
 
 cases = pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -6,11 +6,11 @@ golden playthroughs (``tests/playthroughs/toy_v0-2p.txt``)."""
 from __future__ import annotations
 
 import numpy as np
-from toy_cards import layout as L
 
 import card_envs
 from agents import agent_names
 from card_envs.arena import run_arena
+from toy_cards import layout as L
 
 
 def test_registered_through_the_manifest() -> None:

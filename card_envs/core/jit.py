@@ -3,8 +3,8 @@
 numba invalidates a cached kernel only when the kernel's *own* file changes, not when a kernel
 it calls (in another module) does, so an edit to a shared helper would silently keep running
 stale machine code. Our kernels are therefore cached in a directory keyed on a hash of every
-card-envs source file that holds numba code (``njit`` appears in it): any kernel edit
-recompiles, edits elsewhere (arena, CLI, env adapters) keep the cache.
+source file of the core, the game folders and the agents: any kernel or constant edit
+recompiles, edits to the layers above (arena, rl, CLI) keep the cache.
 
 This is per function, not per process: ``njit(cache=True)`` from this module gives the
 dispatcher its own cache object; numba's configuration (``numba.config.CACHE_DIR``), other
@@ -28,16 +28,22 @@ from numba.core import caching
 _ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "agents")
 
 
+_UNCACHED = ("arena", "rl", "testing", "cli.py")  # layers above the kernels: never compiled
+
+
 @functools.lru_cache(maxsize=1)
 def source_hash() -> str:
-    """16 hex digits over the card-envs (and ``agents``) files that use numba."""
+    """16 hex digits over every source file the kernels may depend on: the core, the game
+    folders and ``agents`` (constants in a layout module are compiled into the kernels too, so
+    every file counts, not only those with ``njit``), but not the arena, rl, testing or CLI."""
     h = hashlib.sha1()
     for root in _ROOTS:
         for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
-            src = p.read_bytes()
-            if b"njit" in src:
-                h.update(p.relative_to(root.parent).as_posix().encode())
-                h.update(src)
+            rel = p.relative_to(root)
+            if root.name == "card_envs" and rel.parts[0] in _UNCACHED:
+                continue
+            h.update(p.relative_to(root.parent).as_posix().encode())
+            h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -13,6 +13,10 @@ import random
 from collections import Counter
 
 import pytest
+
+from card_envs import OptionError
+from card_envs.core import kernels as K
+from card_envs.op_glad_ijs.layout import MAX_WINDOWS
 from op_glad_ijs_ref import (
     act,
     codes_for,
@@ -22,10 +26,6 @@ from op_glad_ijs_ref import (
     setup,
     window,
 )
-
-from card_envs import OptionError
-from card_envs.core import kernels as K
-from card_envs.op_glad_ijs.layout import MAX_WINDOWS
 
 
 # --- configuration -----------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import random
 
 import numpy as np
 import pytest
-from op_glad_ijs_ref import raw
 
 from card_envs import IllegalActionError
+from op_glad_ijs_ref import raw
 
 
 # --- the parallel env --------------------------------------------------------------------------

@@ -11,6 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from card_envs import StateDictError
+from card_envs.core import kernels as K
+from card_envs.op_glad_ijs.layout import MAX_WINDOWS, O_CHOSEN
 from op_glad_ijs_ref import (
     ENV_ID,
     act,
@@ -24,10 +28,6 @@ from op_glad_ijs_ref import (
     setup,
     window,
 )
-
-from card_envs import StateDictError
-from card_envs.core import kernels as K
-from card_envs.op_glad_ijs.layout import MAX_WINDOWS, O_CHOSEN
 
 
 # --- hidden information ------------------------------------------------------------------------

@@ -20,8 +20,6 @@ import pytest
 pytest.importorskip("sb3_contrib", reason="train extra")
 torch = pytest.importorskip("torch", reason="train extra")
 
-from positions import random_states  # noqa: E402
-
 import card_envs  # noqa: E402
 from card_envs.core import registry  # noqa: E402
 from card_envs.core.registry import manifest  # noqa: E402
@@ -32,6 +30,7 @@ from card_envs.rl.features.slide import PushFeatures  # noqa: E402
 from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy  # noqa: E402
 from card_envs.rl.shaping import PotentialShaping, game_potential  # noqa: E402
 from card_envs.slide.features import ACTION_FEATURES as SLIDE_FEATURES  # noqa: E402
+from positions import random_states  # noqa: E402
 
 DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
 AF = {name: i for i, name in enumerate(ACTION_FEATURES)}
