@@ -51,7 +51,8 @@ def _pos_from(g: FlipologyGame, x: Any, what: str) -> int:
     return s * g.seatpos + lv * g.rowlen + c
 
 
-def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, Any]:
+def fields_to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, Any]:
+    """The game's state-dict fields (``obs``: only what that seat knows, else ``None``)."""
     n, nc = g.num_players, g.ncards
     rows, faces = [], []
     for s in range(n):
@@ -80,7 +81,7 @@ def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, A
     disc = [c for c in range(nc) if state[L.DISC + c]]
     shown = [c for c in disc if _knows(state, c, obs)]
     discard = shown + [None] * (len(disc) - len(shown))
-    picked = [[c, "up" if state[L.PICK + c] == 1 else "down"] for c in range(nc)
+    picked = [[c, "up" if state[L.PICK + c] == L.PICKED_UP else "down"] for c in range(nc)
               if state[L.PICK + c]]
     known = []
     for s in range(n):
@@ -119,7 +120,8 @@ def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, A
     }
 
 
-def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+def fields_from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+    """Write the game's state-dict fields ``d`` into ``state`` (types and ranges checked)."""
     n, nc = g.num_players, g.ncards
     state[L.POS:L.POS + L.MAXPOS] = -1
     state[L.HAND:L.HAND + L.MAX_PLAYERS * L.HANDMAX] = -1
@@ -152,7 +154,8 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
     for x in _list(d["picked"], None, "picked"):
         c, how = _list(x, 2, "picked entry")
         one_of(how, ("up", "down"), "picked entry's count direction")
-        state[L.PICK + _int(c, 0, nc - 1, "picked card")] = 1 if how == "up" else 2
+        state[L.PICK + _int(c, 0, nc - 1, "picked card")] = \
+            L.PICKED_UP if how == "up" else L.PICKED_DOWN
     known = _list(d["known"], n, "known")
     for s in range(n):
         for x in _list(known[s], None, "known[s]"):
@@ -214,7 +217,8 @@ def _rebuild_dlist(state: np.ndarray, nc: int) -> None:
     state[L.DLEN] = disc.size
 
 
-def check(g: FlipologyGame, state: np.ndarray) -> None:
+def check_state(g: FlipologyGame, state: np.ndarray) -> None:
+    """Raise :class:`StateDictError` unless ``state`` is a consistent position."""
     n, nc, sp, rl = g.num_players, g.ncards, g.seatpos, g.rowlen
     phase, cur, done = int(state[PHASE]), int(state[CUR]), int(state[DONE])
     pos = state[L.POS:L.POS + L.MAXPOS]
@@ -242,7 +246,7 @@ def check(g: FlipologyGame, state: np.ndarray) -> None:
     _req(bool((hand[:, g.handn:] == -1).all()), "hand slots beyond the hand size")
     pick = state[L.PICK:L.PICK + L.MAXC]
     for c in np.flatnonzero(pick):
-        _req(c < nc and state[L.DISC + c] == 1 and pick[c] in (1, 2) and
+        _req(c < nc and state[L.DISC + c] == 1 and pick[c] in (L.PICKED_UP, L.PICKED_DOWN) and
              g.kinds[c] <= L.RED_PANDA, "picked cards are discarded animals")
     know = state[L.KNOW:L.KNOW + nc + 1]
     full = (1 << n) - 1
