@@ -698,7 +698,7 @@ def test_great_tree_hawk_reaches_own_lower_row_snake_stays_in_its_row() -> None:
 
 
 def test_great_tree_new_start_player_rule() -> None:
-    from card_envs.flipology.rules import _new_start
+    from card_envs.flipology.rounds import new_start
 
     env = after_setup(variant="great_tree", num_players=3)
     g = env.game
@@ -706,11 +706,11 @@ def test_great_tree_new_start_player_rule() -> None:
             {p: 0 for p in range(g.npos) if env.state_array[L.POS + p] >= 0})
     s = env.state_array.copy()
     s[L.FACE + 15] = s[L.FACE + 30] = 1
-    _new_start(s, g.cfg)
+    new_start(s, g.cfg)
     assert s[L.START] == 1  # seats 1 and 2 tied highest: first clockwise from seat 0
     s[L.START] = 0
     s[L.FACE + 0] = 1
-    _new_start(s, g.cfg)
+    new_start(s, g.cfg)
     assert s[L.START] == 0  # the previous start player is tied for highest: no change
 
 
