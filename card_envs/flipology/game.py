@@ -182,8 +182,8 @@ class FlipologyGame(Game):
         add(1, -1, L.NUM_KINDS - 1)  # effect kind
         add(1, 0, 1)
         add(1, -1, npos - 1)
-        add(1, 0, max(3, n))
-        add(5, -1, npos - 1)
+        add(1, 0, max(L.SUN_PEEKS, n))  # sub-step
+        add(2 + L.SUN_PEEKS, -1, npos - 1)  # Monkey a, b, Sun peeks
         add(1, 0, L.CHAIN_LIMIT)
         add(1, -1, npos - 1)  # hermit crab position
         add(1, -1, nc - 1)

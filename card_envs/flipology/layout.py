@@ -42,6 +42,13 @@ ROUNDS = 3
 CHAIN_LIMIT = 64
 ALL_SEATS = (1 << MAX_PLAYERS) - 1
 
+# effect sub-steps (EF_STEP): a Monkey chooses its first neighbour (0), its second
+# (MONKEY_SECOND), then which of two triggered effects applies (MONKEY_CHOOSE); a Sun peeks
+# (0 .. SUN_PEEKS-1), then flips one of its peeks or none (SUN_PEEKS); a Rain's sub-step is the
+# row being flipped (seats from the turn player's)
+MONKEY_SECOND, MONKEY_CHOOSE = 1, 2
+SUN_PEEKS = 3
+
 # variants (cfg[G_VARIANT]) and their rows: (row length, levels, hand size)
 NATURE, GREAT_TREE = 0, 1
 VARIANTS = ("nature", "great_tree")
@@ -88,8 +95,8 @@ EF_STEP = EF_SRC + 1
 EF_A = EF_STEP + 1
 EF_B = EF_A + 1
 EF_COPY = EF_B + 1  # 1 if a Parrot is applying a copied effect
-EF_PEEK = EF_COPY + 1  # 3 Sun peeks
-HSCAN = EF_PEEK + 3  # Hermit crab scan index
+EF_PEEK = EF_COPY + 1  # SUN_PEEKS Sun peeks
+HSCAN = EF_PEEK + SUN_PEEKS  # Hermit crab scan index
 HCARD = HSCAN + 1  # card picked by a Hermit crab awaiting up/down, -1
 DLEN = HCARD + 1
 DLIST = DLEN + 1  # the discard pile as a list of card ids (same set as DISC), DLEN long
@@ -146,8 +153,9 @@ OBS_SLOT = 2  # per own hand slot: kind, points (-1 empty)
 OBS_SLOT_KIND, OBS_SLOT_POINTS = 0, 1
 # pending effect: kind, copied by a Parrot, source, sub-step, Monkey a, b, 3 Sun peeks, chain
 OBS_EF_KIND, OBS_EF_COPY, OBS_EF_SRC, OBS_EF_STEP, OBS_EF_A, OBS_EF_B = 0, 1, 2, 3, 4, 5
-OBS_EF_PEEK, OBS_EF_CHAIN = 6, 9
-OBS_EFFECT_LEN = 10
+OBS_EF_PEEK = 6  # SUN_PEEKS entries
+OBS_EF_CHAIN = OBS_EF_PEEK + SUN_PEEKS
+OBS_EFFECT_LEN = OBS_EF_CHAIN + 1
 OBS_HERMIT_POS, OBS_HERMIT_CARD = 0, 1  # Hermit crab being resolved, its Sloth/Koala pick
 OBS_HERMIT_LEN = 2
 OBS_PHASE, OBS_ROUND, OBS_TURN, OBS_START, OBS_CUR, OBS_GAME, OBS_LEVELS, OBS_DECKN = range(8)

@@ -71,6 +71,7 @@ from card_envs.flipology.layout import (
     REGROW,
     ROUND,
     START,
+    SUN_PEEKS,
     T_KIND,
     T_PTS,
     TOTAL,
@@ -150,7 +151,7 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     obs[k + OBS_EF_STEP] = state[EF_STEP]
     obs[k + OBS_EF_A] = _rel(cfg, seat, state[EF_A])
     obs[k + OBS_EF_B] = _rel(cfg, seat, state[EF_B])
-    for j in range(3):
+    for j in range(SUN_PEEKS):
         obs[k + OBS_EF_PEEK + j] = _rel(cfg, seat, state[EF_PEEK + j])
     obs[k + OBS_EF_CHAIN] = state[CHAIN]
     k += OBS_EFFECT_LEN

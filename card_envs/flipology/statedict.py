@@ -99,7 +99,7 @@ def fields_to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict
         ef = {"kind": L.KIND_NAMES[int(state[L.EF_KIND])], "copy": bool(state[L.EF_COPY]),
               "source": _pos_list(g, int(state[L.EF_SRC])), "step": int(state[L.EF_STEP]),
               "a": _pos_list(g, int(state[L.EF_A])), "b": _pos_list(g, int(state[L.EF_B])),
-              "peeks": [_pos_list(g, int(state[L.EF_PEEK + j])) for j in range(3)]}
+              "peeks": [_pos_list(g, int(state[L.EF_PEEK + j])) for j in range(L.SUN_PEEKS)]}
     return {
         "rows": rows, "face_up": faces, "hands": hands, "deck": deck, "discard": discard,
         "picked": picked, "known": known,
@@ -185,17 +185,17 @@ def fields_from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) 
     ef = stack[0] if stack else None
     state[L.EF_KIND] = -1
     state[L.EF_SRC] = state[L.EF_A] = state[L.EF_B] = -1
-    state[L.EF_PEEK:L.EF_PEEK + 3] = -1
+    state[L.EF_PEEK:L.EF_PEEK + L.SUN_PEEKS] = -1
     state[L.EF_STEP] = state[L.EF_COPY] = 0
     if ef is not None:
         ef = record(ef, ("kind", "copy", "source", "step", "a", "b", "peeks"), "effect")
         state[L.EF_KIND] = L.KIND_NAMES.index(one_of(ef["kind"], L.KIND_NAMES, "effect kind"))
         state[L.EF_COPY] = as_bool(ef["copy"], "effect copy")
         state[L.EF_SRC] = _pos_from(g, ef["source"], "effect source")
-        state[L.EF_STEP] = _int(ef["step"], 0, max(n, 3), "effect step")
+        state[L.EF_STEP] = _int(ef["step"], 0, max(n, L.SUN_PEEKS), "effect step")
         state[L.EF_A] = _pos_from(g, ef["a"], "effect a")
         state[L.EF_B] = _pos_from(g, ef["b"], "effect b")
-        for j, x in enumerate(_list(ef["peeks"], 3, "peeks")):
+        for j, x in enumerate(_list(ef["peeks"], L.SUN_PEEKS, "peeks")):
             state[L.EF_PEEK + j] = _pos_from(g, x, "peek")
     for c, x in enumerate(_list(d["draw_seq"], nc, "draw_seq")):
         state[L.SEQ + c] = _int(x, 0, 10**6, "draw_seq entry")
@@ -348,7 +348,7 @@ def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int
     n, nc, sp = g.num_players, g.ncards, g.seatpos
     ef, src, step = int(state[L.EF_KIND]), int(state[L.EF_SRC]), int(state[L.EF_STEP])
     copy, a, b = int(state[L.EF_COPY]), int(state[L.EF_A]), int(state[L.EF_B])
-    peeks = [int(state[L.EF_PEEK + j]) for j in range(3)]
+    peeks = [int(state[L.EF_PEEK + j]) for j in range(L.SUN_PEEKS)]
 
     def card_at(p: int) -> bool:  # a card or a null
         return 0 <= p < g.npos and 0 <= pos[p] <= nc
@@ -366,15 +366,16 @@ def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int
     else:
         _req(src_kind == ef, "the effect is its source card's")
     if ef == L.MONKEY:
-        ok = (step == 0 and a == b == -1) or (step == 1 and card_at(a) and b == -1) or \
-            (step == 2 and card_at(a) and card_at(b) and a != b)
+        ok = (step == 0 and a == b == -1) or \
+            (step == L.MONKEY_SECOND and card_at(a) and b == -1) or \
+            (step == L.MONKEY_CHOOSE and card_at(a) and card_at(b) and a != b)
         _req(ok, "Monkey: step 0, 1 after choosing a, 2 choosing between a and b")
     else:
         _req(a == b == -1, "positions a and b only for a Monkey")
     if ef == L.SUN:
-        _req(0 <= step <= 3, "Sun: three peeks, then a flip")
+        _req(0 <= step <= L.SUN_PEEKS, "Sun: three peeks, then a flip")
         k = sum(p >= 0 for p in peeks)
-        _req(all(p >= 0 for p in peeks[:k]) and (k == step if step < 3 else True),
+        _req(all(p >= 0 for p in peeks[:k]) and (k == step if step < L.SUN_PEEKS else True),
              "Sun: one peek per step so far")
         _req(all(card_at(p) and p // sp != cur for p in peeks[:k]),
              "Sun: peeks at the cards of other seats")
