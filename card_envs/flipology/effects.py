@@ -63,6 +63,7 @@ from card_envs.flipology.layout import DISC as DISC_
 
 @njit(cache=True, inline="always")
 def has_effect(k: int) -> bool:
+    """Kind ``k`` has an effect to apply when it turns face up."""
     return k <= WOLVES or k == RAIN or k == SUN or k == WIND
 
 
@@ -74,6 +75,7 @@ def copyable(k: int) -> bool:
 
 @njit(cache=True, inline="always")
 def kind_at(state: np.ndarray, cfg: np.ndarray, p: int) -> int:
+    """Kind of the card at position ``p``."""
     return cfg[T_KIND + state[POS + p]]
 
 
@@ -109,6 +111,7 @@ def discard(state: np.ndarray, c: int) -> None:
 
 @njit(cache=True)
 def clear_frame(state: np.ndarray) -> None:
+    """No effect pending."""
     state[EF_KIND] = -1
     state[EF_SRC] = -1
     state[EF_STEP] = 0

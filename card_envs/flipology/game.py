@@ -81,6 +81,8 @@ def adjacency(n: int, rl: int, nl: int, levels: int) -> tuple[np.ndarray, np.nda
 
 
 class FlipologyGame(Game):
+    """Flipology's options, sizes, config tables and codecs (kernels: ``rules``)."""
+
     name = "flipology"
     env_id = "flipology_v0"
     version = "1"  # 1: a Hermit crab's Sloth/Koala pick is known to every seat when picked
@@ -217,11 +219,13 @@ class FlipologyGame(Game):
 
     # --- text ------------------------------------------------------------------------------
     def pos_name(self, a: int) -> str:
+        """Name of position action ``a``: relative row, (level,) column."""
         rel, i = divmod(a, self.seatpos)
         lv, c = divmod(i, self.rowlen)
         return f"r{rel}c{c}" if self.nlevels == 1 else f"r{rel}l{lv}c{c}"
 
     def card_name(self, c: int) -> str:
+        """Kind and points of card id ``c`` (``null`` for the null id)."""
         if c >= self.ncards:
             return "null"
         return f"{L.KIND_NAMES[self.kinds[c]]}{self.points[c]}"
