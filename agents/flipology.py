@@ -1,6 +1,7 @@
 """A greedy Flipology heuristic: take the action with the best immediate score difference.
 
-The observation (layout: ``card_envs.flipology.env``) is decoded into the board (face, kind,
+The observation (fields and sections: ``card_envs.flipology.layout``, ``OBS_*`` and
+``obs_layout``; table: ``card_envs.flipology.env``) is decoded into the board (face, kind,
 points per position, relative seats), the own hand and the pending effect. A card's end value
 is its points face up, 0 face down, and for a Sloth/Koala minus its points face up and plus
 its points face down; an unknown face-down card is worth its expectation over the deck. Each
@@ -34,6 +35,7 @@ EFFECT_BONUS = {L.DOG: 2.0, L.FROG: 2.0, L.HAWK: 3.0, L.MOLE: 2.5, L.MONKEY: 1.5
 COPY_PRIORITY = {L.WOLVES: 6, L.HAWK: 5, L.MOLE: 4, L.SNAKE: 3, L.DOG: 2, L.FROG: 2,
                  L.MONKEY: 1}
 FLIPPED_BY_EFFECT = (L.DOG, L.FROG, L.HAWK, L.SNAKE)
+REGROW_BELOW = 12  # regrow a hand worth less than this
 
 
 def _value(kind: int, pts: int, up: int) -> float:
@@ -58,23 +60,25 @@ class FlipologyHeuristicAgent(Agent):
         vals_down = [_value(k, p, 0) for k, p, a in zip(g.kinds, g.points, g.aside) if not a]
         self.e_up = float(np.mean(vals_up))
         self.e_down = float(np.mean(vals_down))
+        self.o = L.obs_layout(self.n, g.seatpos, g.handn, g.ncards)
 
     # --- decoding ----------------------------------------------------------------------------
     def _decode(self, obs: np.ndarray) -> None:
-        g, n = self.g, self.n
-        sp, hn, nc = g.seatpos, g.handn, g.ncards
-        k = 3 * n * sp
-        self.board = obs[:k].reshape(n * sp, 3).astype(int)
-        self.hand = obs[k:k + 2 * hn].reshape(hn, 2).astype(int)
-        k += 2 * hn + n + nc + 1
-        self.ef = obs[k:k + 10].astype(int)
-        k += 12
-        self.phase = int(obs[k])
-        self.moon = any(self.board[p, 0] == 1 and self.board[p, 1] == L.MOON
-                        for p in range(n * sp))
+        o, npos = self.o, self.g.npos
+        self.board = obs[o.board:o.hand].reshape(npos, L.OBS_CELL).astype(int)
+        self.hand = obs[o.hand:o.hand_counts].reshape(self.g.handn, L.OBS_SLOT).astype(int)
+        self.ef = obs[o.effect:o.effect + L.OBS_EFFECT_LEN].astype(int)
+        self.phase = int(obs[o.info + L.OBS_PHASE])
+        self.moon = any(self.board[p, L.OBS_FACE] == 1 and self.board[p, L.OBS_KIND] == L.MOON
+                        for p in range(npos))
+
+    def _cell(self, p: int) -> tuple[int, int, int]:
+        """(face, kind, points) observed at position action ``p``."""
+        b = self.board[p]
+        return int(b[L.OBS_FACE]), int(b[L.OBS_KIND]), int(b[L.OBS_POINTS])
 
     def _val(self, p: int, up: int | None = None) -> float:
-        f, kind, pts = self.board[p]
+        f, kind, pts = self._cell(p)
         up = f if up is None else up
         if kind < 0:
             return self.e_up if up else self.e_down
@@ -85,7 +89,7 @@ class FlipologyHeuristicAgent(Agent):
         return -w if self.moon else w
 
     def _flip_gain(self, p: int, trigger: bool) -> float:
-        f, kind, _ = self.board[p]
+        f, kind, _ = self._cell(p)
         if f == 1 and kind == L.CAT and self.phase == L.P_EFFECT:
             return 0.0
         gain = (self._val(p, 1 - f) - self._val(p, f)) * self._weight(p)
@@ -106,19 +110,21 @@ class FlipologyHeuristicAgent(Agent):
     def _score(self, a: int) -> float:
         g, ph = self.g, self.phase
         if ph == L.P_SETUP:
-            kind, pts = self.hand[a - g.hand0]
+            slot = self.hand[a - g.hand0]
+            kind, pts = slot[L.OBS_SLOT_KIND], slot[L.OBS_SLOT_POINTS]
             v = max(_value(kind, pts, 0), _value(kind, pts, 1))
             return v + EFFECT_BONUS.get(int(kind), 0.0) * 0.5
         if ph == L.P_REGROW:
-            total = sum(max(_value(k, p, 0), _value(k, p, 1)) for k, p in self.hand if k >= 0)
-            return (1.0 if total < 12 else 0.0) if a == g.skip + 1 else 0.5
+            total = sum(max(_value(k, p, 0), _value(k, p, 1))
+                        for k, p in self.hand[:, [L.OBS_SLOT_KIND, L.OBS_SLOT_POINTS]] if k >= 0)
+            return (1.0 if total < REGROW_BELOW else 0.0) if a == g.skip + L.A_REGROW else 0.5
         if ph == L.P_HERMIT:
-            if a == g.skip:
+            if a == g.skip + L.A_SKIP:
                 return 0.0
             c = a - g.disc0
             return float(g.points[c]) * (-1 if self.moon else 1)
         if ph == L.P_HCOUNT:
-            up = a == g.skip + 3
+            up = a == g.skip + L.A_COUNT_UP
             return (1.0 if up else -1.0) * (1 if self.moon else -1)
         if ph == L.P_TURN:
             return self._flip_gain(a, True)
@@ -126,11 +132,12 @@ class FlipologyHeuristicAgent(Agent):
 
     def _effect_score(self, a: int) -> float:
         g = self.g
-        kind, src, step = int(self.ef[0]), int(self.ef[2]), int(self.ef[3])
+        ef = self.ef
+        kind, src, step = int(ef[L.OBS_EF_KIND]), int(ef[L.OBS_EF_SRC]), int(ef[L.OBS_EF_STEP])
         if kind == L.SUN:
-            if step < 3:
-                return 1.0 if self.board[a, 1] < 0 else 0.0
-            if a == g.skip:
+            if step < L.SUN_PEEKS:
+                return 1.0 if self.board[a, L.OBS_KIND] < 0 else 0.0
+            if a == g.skip + L.A_SKIP:
                 return 0.0
             return self._flip_gain(a, False)
         if kind in FLIPPED_BY_EFFECT:
@@ -138,11 +145,11 @@ class FlipologyHeuristicAgent(Agent):
         if kind == L.RAIN:
             return self._flip_gain(a, False)
         if kind == L.MONKEY:
-            if step == 2:
-                return float(EFFECT_BONUS.get(int(self.board[a, 1]), 0.0))
+            if step == L.MONKEY_CHOOSE:
+                return float(EFFECT_BONUS.get(int(self.board[a, L.OBS_KIND]), 0.0))
             return self._flip_gain(a, True)
         if kind == L.PARROT:
-            return float(COPY_PRIORITY.get(int(self.board[a, 1]), 0))
+            return float(COPY_PRIORITY.get(int(self.board[a, L.OBS_KIND]), 0))
         if kind == L.WOLVES:
             return -self._val(a) * self._weight(a)
         if kind == L.MOLE:

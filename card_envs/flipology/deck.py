@@ -19,6 +19,7 @@ MAX_POINTS = 31
 
 
 def default_deck() -> dict[str, Any]:
+    """The validated default deck (``data/deck.json``)."""
     text = resources.files("card_envs.flipology").joinpath("data/deck.json").read_text()
     return validate_deck(json.loads(text))
 

@@ -42,6 +42,8 @@ from card_envs.flipology.layout import (
     MAXPOS,
     MOLE,
     MONKEY,
+    MONKEY_CHOOSE,
+    MONKEY_SECOND,
     NULLS,
     P_EFFECT,
     PARROT,
@@ -49,6 +51,7 @@ from card_envs.flipology.layout import (
     RAIN,
     SNAKE,
     SUN,
+    SUN_PEEKS,
     T_ADJ,
     T_D2,
     T_KIND,
@@ -60,6 +63,7 @@ from card_envs.flipology.layout import DISC as DISC_
 
 @njit(cache=True, inline="always")
 def has_effect(k: int) -> bool:
+    """Kind ``k`` has an effect to apply when it turns face up."""
     return k <= WOLVES or k == RAIN or k == SUN or k == WIND
 
 
@@ -71,6 +75,7 @@ def copyable(k: int) -> bool:
 
 @njit(cache=True, inline="always")
 def kind_at(state: np.ndarray, cfg: np.ndarray, p: int) -> int:
+    """Kind of the card at position ``p``."""
     return cfg[T_KIND + state[POS + p]]
 
 
@@ -106,6 +111,7 @@ def discard(state: np.ndarray, c: int) -> None:
 
 @njit(cache=True)
 def clear_frame(state: np.ndarray) -> None:
+    """No effect pending."""
     state[EF_KIND] = -1
     state[EF_SRC] = -1
     state[EF_STEP] = 0
@@ -173,7 +179,7 @@ def monkey_flip(state: np.ndarray, cfg: np.ndarray, a: int, b: int) -> None:
     if ta and tb and state[CHAIN] < CHAIN_LIMIT:
         state[EF_A] = a
         state[EF_B] = b
-        state[EF_STEP] = 2
+        state[EF_STEP] = MONKEY_CHOOSE
     elif ta:
         start_frame(state, cfg, a)
     elif tb:
@@ -246,7 +252,7 @@ def effect_enum(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray,
                 _put(mask, write, one)
                 cnt += 1
     elif k == MONKEY:
-        if step == 2:
+        if step == MONKEY_CHOOSE:
             for q in (state[EF_A], state[EF_B]):
                 one = rel_action(cfg, cur, q)
                 _put(mask, write, one)
@@ -273,7 +279,7 @@ def effect_enum(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray,
                 _put(mask, write, one)
                 cnt += 1
     elif k == SUN:
-        if step < 3:
+        if step < SUN_PEEKS:
             for q in range(npos):
                 if (state[POS + q] >= 0 and q // sp != cur and state[FACE + q] == 0
                         and q != state[EF_PEEK] and q != state[EF_PEEK + 1]):
@@ -281,7 +287,7 @@ def effect_enum(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray,
                     _put(mask, write, one)
                     cnt += 1
         else:
-            for j in range(3):
+            for j in range(SUN_PEEKS):
                 q = state[EF_PEEK + j]
                 if q >= 0 and state[FACE + q] == 0:
                     one = rel_action(cfg, cur, q)
@@ -300,7 +306,7 @@ def apply_effect(state: np.ndarray, cfg: np.ndarray, a: int) -> None:
     step = state[EF_STEP]
     src = state[EF_SRC]
     cur = state[CUR]
-    if k == SUN and step == 3:
+    if k == SUN and step == SUN_PEEKS:
         if a != cfg[G_SKIP]:
             q = abs_pos(cfg, cur, a)
             state[FACE + q] = 1
@@ -336,8 +342,8 @@ def apply_effect(state: np.ndarray, cfg: np.ndarray, a: int) -> None:
     elif k == MONKEY:
         if step == 0:
             state[EF_A] = q
-            state[EF_STEP] = 1
-        elif step == 1:
+            state[EF_STEP] = MONKEY_SECOND
+        elif step == MONKEY_SECOND:
             monkey_flip(state, cfg, state[EF_A], q)
         else:
             start_frame(state, cfg, q)
@@ -376,8 +382,8 @@ def settle(state: np.ndarray, cfg: np.ndarray) -> bool:
                 continue
         cnt, one = effect_enum(state, cfg, cfg, False)  # counting only: cfg is never written
         if cnt == 0:
-            if k == SUN and state[EF_STEP] < 3:
-                state[EF_STEP] = 3
+            if k == SUN and state[EF_STEP] < SUN_PEEKS:
+                state[EF_STEP] = SUN_PEEKS
             else:
                 clear_frame(state)
             continue

@@ -1,6 +1,6 @@
 """Flipology (``flipology_v0``): flip cards in face-down rows; effects reach the neighbours.
 
-Rules: ``shared/rules/flipology.md``. Version ``1`` (1: a Hermit crab's pick is known to every
+Rules: ``docs/rules/flipology.md``. Version ``1`` (1: a Hermit crab's pick is known to every
 seat the moment it is made). 2-8 players (Great Tree 2-4).
 
 **Options.** ``num_players`` (2), ``start_player`` (0 or ``"random"``), ``reward_mode``
@@ -25,27 +25,10 @@ two neighbours first); Rain: one card per row in seat order from the own row; Su
 then one of them or ``skip``). End: each face-up Hermit crab's owner, from the start player,
 picks a discarded animal or ``skip`` (Sloth/Koala: then ``count face up``/``face down``).
 
-**Decisions not in the rule text** (all tested in ``tests/test_flipology.py``):
-
-* A choice with exactly one legal option is applied automatically inside the step (a Parrot
-  with one copyable animal, a Monkey's single triggered effect, the Great Tree's 5th card, a
-  Hermit crab with no animal in the pile); optional choices always offer ``skip``.
-* The effect "stack" is one frame: every effect's trigger is its last act, so a chain is a
-  sequence of tail calls. The 64-effect bound counts effects applied in one turn.
-* Nulls are 0-point cards without effect: they can be flipped and swapped, never removed by
-  the Wolves (that would change nothing); they are always known. Placed nulls beyond the 6
-  of the deck come from the unlimited supply (spec).
-* A Parrot copies a face-up animal in the rows (not in the discard pile).
-* Sun: any face-down card in an opponent's row, each at most once per Sun (already known
-  cards too); peeks are mandatory, the flip is optional.
-* Knowledge (perfect recall, per card): a seat knows the cards in its rows and hand, its setup
-  discards, the cards it peeked at with the Sun, every card that was ever face up, every card
-  removed by the Wolves, the whole discard pile once its Hermit crab picks (picks are public),
-  and a card moved into its row by a Mole. Cards returned by Regrowth are forgotten (their
-  place is unknown). At the end the face-down Sloths and Koalas are revealed.
-* A Hermit crab belongs to the seat in whose row it lies at the end.
-* Great Tree: the Regrowth choice of a seat precedes its placement; the hands of a new row
-  are dealt from the start player.
+**Decisions not in the rule text** (single-option choices applied inside the step, the
+one-frame effect stack and the 64-effect bound, nulls, the Parrot's and the Sun's targets, the
+per-card knowledge, the Hermit crab's owner, the Great Tree's Regrowth order and deal) are
+listed with the rules in ``docs/rules/flipology.md`` and tested in ``tests/flipology/``.
 
 **Determinization** (``resample``): every card the observer does not know is permuted over
 the places such cards occupy (others' face-down cards and hands, setup discards, the deck);
@@ -66,8 +49,11 @@ Tree 15 = 3 levels x 5), ``HN`` hand slots (9 / 5), ``NC`` deck cards (84 by def
 | DISC0+NC+1 / +2         | Great Tree: regrow / keep the hand                              |
 | DISC0+NC+3 / +4         | Hermit crab's Sloth/Koala: count face up / face down            |
 
+(``DISC0+NC`` is ``cfg[layout.G_SKIP]``; the single actions are ``G_SKIP + layout.A_*``.)
+
 Observation ``Box(int16, (3n*SP + 2HN + n + NC + 21 + 4n,))``, seats relative (observer
-first), positions as in the action table:
+first), positions as in the action table (section starts: ``layout.obs_layout``; fields within
+a section: ``layout.OBS_*``):
 
 | index (k = running offset)   | meaning                                                    |
 |------------------------------|------------------------------------------------------------|
@@ -87,9 +73,9 @@ first), positions as in the action table:
 |                              | 5 hermit_count, 6 end), round 0-2 (3 at the end), turn in  |
 |                              | round, start player, seat to act (-1 at the end), game     |
 |                              | number (series), rows dealt, cards in the deck             |
-| next 4n                      | per seat: series total, public score (face-up cards,       |
-|                              | Sloths/Koalas negative, Hermit picks), Hermit crab bonus,  |
-|                              | Regrowth used                                              |
+| next 4n                      | four blocks of n (per seat): series totals, public scores  |
+|                              | (face-up cards, Sloths/Koalas negative, Hermit picks),     |
+|                              | Hermit crab bonuses, Regrowth used                         |
 
 ``state_dict()`` fields (beyond ``game, version, options, phase, current_player, steps,
 rng``): ``rows`` (seat x level x col: card id, ``"null"``, ``"empty"``), ``face_up`` (same

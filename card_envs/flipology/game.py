@@ -15,10 +15,7 @@ from card_envs.flipology import render as _render
 from card_envs.flipology import rules as R
 from card_envs.flipology import statedict as SD
 from card_envs.flipology.deck import MAX_POINTS, default_deck, expand, validate_deck
-from card_envs.flipology.observe import OBS_CLIP, obs_size
-
-VARIANTS = ("nature", "great_tree")
-SINGLES = ("skip", "regrow", "keep", "count face up", "count face down")
+from card_envs.flipology.layout import OBS_CLIP, SINGLES, VARIANTS, obs_size
 
 
 def _variant(v: Any, opts: Mapping[str, Any]) -> str:
@@ -41,8 +38,8 @@ def _deck(v: Any, _: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def seat_tables(n: int, variant: str) -> dict[str, int]:
-    gt = variant == "great_tree"
-    rl, nl, hn = (5, 3, 5) if gt else (7, 1, 9)
+    """Row length, levels, hand size, positions per seat and in all of ``variant``."""
+    rl, nl, hn = L.ROW_SHAPES[VARIANTS.index(variant)]
     sp = rl * nl
     npos = n * sp
     return {"rowlen": rl, "levels": nl, "handn": hn, "seatpos": sp, "npos": npos}
@@ -84,6 +81,8 @@ def adjacency(n: int, rl: int, nl: int, levels: int) -> tuple[np.ndarray, np.nda
 
 
 class FlipologyGame(Game):
+    """Flipology's options, sizes, config tables and codecs (kernels: ``rules``)."""
+
     name = "flipology"
     env_id = "flipology_v0"
     version = "1"  # 1: a Hermit crab's Sloth/Koala pick is known to every seat when picked
@@ -120,7 +119,7 @@ class FlipologyGame(Game):
                              or (gt and name in ("rain", "hermit_crab"))))
         self.aside = aside
         usable = nc - sum(aside)
-        need = 3 * n * self.rowlen + self.handn if gt else n * self.handn
+        need = self.nlevels * n * self.rowlen + self.handn if gt else n * self.handn
         if usable < need:
             raise OptionError(f"flipology_v0: the deck has {usable} playable cards, "
                               f"{need} are needed for {n} players")
@@ -133,7 +132,7 @@ class FlipologyGame(Game):
         self.state_size = L.STATE_SIZE
         ext = np.zeros(L.CFG_SIZE, np.int32)
         ext[:cfg.shape[0]] = cfg
-        ext[L.G_VARIANT] = int(gt)
+        ext[L.G_VARIANT] = VARIANTS.index(o["variant"])
         ext[L.G_MOON] = int(o["moon"])
         ext[L.G_WOLVES] = int(o["wolves"])
         ext[L.G_SERIES] = int(o["series"])
@@ -148,7 +147,7 @@ class FlipologyGame(Game):
         ext[L.G_DISC0] = self.disc0
         ext[L.G_SKIP] = self.skip
         ext[L.G_NA] = self.num_actions
-        ext[L.G_TARGET] = 100
+        ext[L.G_TARGET] = L.SERIES_TARGET
         ext[L.T_KIND:L.T_KIND + nc] = self.kinds
         ext[L.T_KIND + nc] = L.NULL
         ext[L.T_PTS:L.T_PTS + nc] = self.points
@@ -185,8 +184,8 @@ class FlipologyGame(Game):
         add(1, -1, L.NUM_KINDS - 1)  # effect kind
         add(1, 0, 1)
         add(1, -1, npos - 1)
-        add(1, 0, max(3, n))
-        add(5, -1, npos - 1)
+        add(1, 0, max(L.SUN_PEEKS, n))  # sub-step
+        add(2 + L.SUN_PEEKS, -1, npos - 1)  # Monkey a, b, Sun peeks
         add(1, 0, L.CHAIN_LIMIT)
         add(1, -1, npos - 1)  # hermit crab position
         add(1, -1, nc - 1)
@@ -206,13 +205,13 @@ class FlipologyGame(Game):
 
     # --- state dict / checks / resample: card_envs.flipology.statedict ---------------------
     def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
-        return SD.to_dict(self, state, observer)
+        return SD.fields_to_dict(self, state, observer)
 
     def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
-        SD.from_dict(self, state, d)
+        SD.fields_from_dict(self, state, d)
 
     def check_state(self, state: np.ndarray) -> None:
-        SD.check(self, state)
+        SD.check_state(self, state)
 
     def resample(self, state: np.ndarray, observer: int,
                  rng: np.random.Generator) -> np.ndarray:
@@ -220,11 +219,13 @@ class FlipologyGame(Game):
 
     # --- text ------------------------------------------------------------------------------
     def pos_name(self, a: int) -> str:
+        """Name of position action ``a``: relative row, (level,) column."""
         rel, i = divmod(a, self.seatpos)
         lv, c = divmod(i, self.rowlen)
         return f"r{rel}c{c}" if self.nlevels == 1 else f"r{rel}l{lv}c{c}"
 
     def card_name(self, c: int) -> str:
+        """Kind and points of card id ``c`` (``null`` for the null id)."""
         if c >= self.ncards:
             return "null"
         return f"{L.KIND_NAMES[self.kinds[c]]}{self.points[c]}"

@@ -31,6 +31,39 @@ from card_envs.flipology.layout import (
     HSCAN,
     KNOW,
     LEVELS,
+    OBS_BONUS,
+    OBS_CELL,
+    OBS_CLIP,
+    OBS_CUR,
+    OBS_DECKN,
+    OBS_EF_A,
+    OBS_EF_B,
+    OBS_EF_CHAIN,
+    OBS_EF_COPY,
+    OBS_EF_KIND,
+    OBS_EF_PEEK,
+    OBS_EF_SRC,
+    OBS_EF_STEP,
+    OBS_EFFECT_LEN,
+    OBS_FACE,
+    OBS_GAME,
+    OBS_HERMIT_CARD,
+    OBS_HERMIT_LEN,
+    OBS_HERMIT_POS,
+    OBS_INFO_LEN,
+    OBS_KIND,
+    OBS_LEVELS,
+    OBS_PHASE,
+    OBS_POINTS,
+    OBS_PUBLIC,
+    OBS_REGROW,
+    OBS_ROUND,
+    OBS_SLOT,
+    OBS_SLOT_KIND,
+    OBS_SLOT_POINTS,
+    OBS_START,
+    OBS_TOTAL,
+    OBS_TURN,
     P_HCOUNT,
     P_HERMIT,
     PICK,
@@ -38,18 +71,16 @@ from card_envs.flipology.layout import (
     REGROW,
     ROUND,
     START,
+    SUN_PEEKS,
     T_KIND,
     T_PTS,
     TOTAL,
     TURN,
 )
+from card_envs.flipology.layout import obs_size as obs_size
 from card_envs.flipology.scoring import public_score
 
-OBS_CLIP = 30000
-
-
-def obs_size(n: int, seatpos: int, handn: int, ncards: int) -> int:
-    return 3 * n * seatpos + 2 * handn + n + ncards + 1 + 10 + 2 + 8 + 4 * n
+__all__ = ["OBS_CLIP", "obs_size", "observe"]
 
 
 @njit(cache=True, inline="always")
@@ -71,28 +102,28 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         for p in range(q * sp, q * sp + sp):
             c = state[POS + p]
             if c < 0:
-                obs[k] = -1
-                obs[k + 1] = -1
-                obs[k + 2] = -1
+                obs[k + OBS_FACE] = -1
+                obs[k + OBS_KIND] = -1
+                obs[k + OBS_POINTS] = -1
             else:
-                obs[k] = state[FACE + p]
+                obs[k + OBS_FACE] = state[FACE + p]
                 if state[KNOW + c] & bit:
-                    obs[k + 1] = cfg[T_KIND + c]
-                    obs[k + 2] = cfg[T_PTS + c]
+                    obs[k + OBS_KIND] = cfg[T_KIND + c]
+                    obs[k + OBS_POINTS] = cfg[T_PTS + c]
                 else:
-                    obs[k + 1] = -1
-                    obs[k + 2] = -1
-            k += 3
+                    obs[k + OBS_KIND] = -1
+                    obs[k + OBS_POINTS] = -1
+            k += OBS_CELL
     hn = cfg[G_HANDN]
     for j in range(hn):
         c = state[HAND + seat * HANDMAX + j]
         if c < 0:
-            obs[k] = -1
-            obs[k + 1] = -1
+            obs[k + OBS_SLOT_KIND] = -1
+            obs[k + OBS_SLOT_POINTS] = -1
         else:
-            obs[k] = cfg[T_KIND + c]
-            obs[k + 1] = cfg[T_PTS + c]
-        k += 2
+            obs[k + OBS_SLOT_KIND] = cfg[T_KIND + c]
+            obs[k + OBS_SLOT_POINTS] = cfg[T_PTS + c]
+        k += OBS_SLOT
     q = seat
     for _ in range(n):
         m = 0
@@ -114,41 +145,40 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     k += nc
     obs[k] = unknown
     k += 1
-    obs[k] = state[EF_KIND]
-    obs[k + 1] = state[EF_COPY]
-    obs[k + 2] = _rel(cfg, seat, state[EF_SRC])
-    obs[k + 3] = state[EF_STEP]
-    obs[k + 4] = _rel(cfg, seat, state[EF_A])
-    obs[k + 5] = _rel(cfg, seat, state[EF_B])
-    obs[k + 6] = _rel(cfg, seat, state[EF_PEEK])
-    obs[k + 7] = _rel(cfg, seat, state[EF_PEEK + 1])
-    obs[k + 8] = _rel(cfg, seat, state[EF_PEEK + 2])
-    obs[k + 9] = state[CHAIN]
-    k += 10
+    obs[k + OBS_EF_KIND] = state[EF_KIND]
+    obs[k + OBS_EF_COPY] = state[EF_COPY]
+    obs[k + OBS_EF_SRC] = _rel(cfg, seat, state[EF_SRC])
+    obs[k + OBS_EF_STEP] = state[EF_STEP]
+    obs[k + OBS_EF_A] = _rel(cfg, seat, state[EF_A])
+    obs[k + OBS_EF_B] = _rel(cfg, seat, state[EF_B])
+    for j in range(SUN_PEEKS):
+        obs[k + OBS_EF_PEEK + j] = _rel(cfg, seat, state[EF_PEEK + j])
+    obs[k + OBS_EF_CHAIN] = state[CHAIN]
+    k += OBS_EFFECT_LEN
     ph = state[PHASE]
     if ph == P_HERMIT or ph == P_HCOUNT:
         hs = state[HSCAN]
         st = state[START]
         p = ((st + hs // sp) % n) * sp + hs % sp
-        obs[k] = rel_action(cfg, seat, p)
+        obs[k + OBS_HERMIT_POS] = rel_action(cfg, seat, p)
     else:
-        obs[k] = -1
-    obs[k + 1] = state[HCARD]
-    k += 2
-    obs[k] = ph
-    obs[k + 1] = state[ROUND]
-    obs[k + 2] = state[TURN]
-    obs[k + 3] = rel_seat(state[START], seat, n)
-    obs[k + 4] = rel_seat(state[CUR], seat, n)
-    obs[k + 5] = state[GAME]
-    obs[k + 6] = state[LEVELS]
-    obs[k + 7] = state[DECKN]
-    k += 8
+        obs[k + OBS_HERMIT_POS] = -1
+    obs[k + OBS_HERMIT_CARD] = state[HCARD]
+    k += OBS_HERMIT_LEN
+    obs[k + OBS_PHASE] = ph
+    obs[k + OBS_ROUND] = state[ROUND]
+    obs[k + OBS_TURN] = state[TURN]
+    obs[k + OBS_START] = rel_seat(state[START], seat, n)
+    obs[k + OBS_CUR] = rel_seat(state[CUR], seat, n)
+    obs[k + OBS_GAME] = state[GAME]
+    obs[k + OBS_LEVELS] = state[LEVELS]
+    obs[k + OBS_DECKN] = state[DECKN]
+    k += OBS_INFO_LEN
     q = seat
     for _ in range(n):
-        obs[k] = min(max(state[TOTAL + q], -OBS_CLIP), OBS_CLIP)
-        obs[k + n] = public_score(state, cfg, q)
-        obs[k + 2 * n] = state[BONUS + q]
-        obs[k + 3 * n] = state[REGROW + q]
+        obs[k + OBS_TOTAL * n] = min(max(state[TOTAL + q], -OBS_CLIP), OBS_CLIP)
+        obs[k + OBS_PUBLIC * n] = public_score(state, cfg, q)
+        obs[k + OBS_BONUS * n] = state[BONUS + q]
+        obs[k + OBS_REGROW * n] = state[REGROW + q]
         k += 1
         q = q + 1 if q + 1 < n else 0

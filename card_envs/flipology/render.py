@@ -14,10 +14,12 @@ if TYPE_CHECKING:
 
 
 def render(game: FlipologyGame, state: np.ndarray, observer: int | None = None) -> str:
+    """Text of the position: every card, or only those ``observer`` knows (``?``)."""
     n = game.num_players
     cur = int(state[CUR])
     head = (f"Flipology ({game.options['variant']})  game {int(state[L.GAME]) + 1}  "
-            f"round {min(int(state[L.ROUND]), 2) + 1}/3  phase {game.phase_name(state)}  "
+            f"round {min(int(state[L.ROUND]), L.ROUNDS - 1) + 1}/{L.ROUNDS}  "
+            f"phase {game.phase_name(state)}  "
             f"start player_{int(state[L.START])}")
     if cur >= 0:
         head += f"  to act: player_{cur}"

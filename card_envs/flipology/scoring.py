@@ -79,6 +79,7 @@ def species_count(state: np.ndarray, cfg: np.ndarray, s: int) -> int:
 
 @njit(cache=True)
 def moon_up(state: np.ndarray, cfg: np.ndarray) -> bool:
+    """The Moon lies face up in some row (then the lowest score wins)."""
     npos = cfg[C_PLAYERS] * cfg[G_SEATPOS]
     for p in range(npos):
         c = state[POS + p]

@@ -51,7 +51,8 @@ def _pos_from(g: FlipologyGame, x: Any, what: str) -> int:
     return s * g.seatpos + lv * g.rowlen + c
 
 
-def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, Any]:
+def fields_to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, Any]:
+    """The game's state-dict fields (``obs``: only what that seat knows, else ``None``)."""
     n, nc = g.num_players, g.ncards
     rows, faces = [], []
     for s in range(n):
@@ -80,7 +81,7 @@ def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, A
     disc = [c for c in range(nc) if state[L.DISC + c]]
     shown = [c for c in disc if _knows(state, c, obs)]
     discard = shown + [None] * (len(disc) - len(shown))
-    picked = [[c, "up" if state[L.PICK + c] == 1 else "down"] for c in range(nc)
+    picked = [[c, "up" if state[L.PICK + c] == L.PICKED_UP else "down"] for c in range(nc)
               if state[L.PICK + c]]
     known = []
     for s in range(n):
@@ -98,7 +99,7 @@ def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, A
         ef = {"kind": L.KIND_NAMES[int(state[L.EF_KIND])], "copy": bool(state[L.EF_COPY]),
               "source": _pos_list(g, int(state[L.EF_SRC])), "step": int(state[L.EF_STEP]),
               "a": _pos_list(g, int(state[L.EF_A])), "b": _pos_list(g, int(state[L.EF_B])),
-              "peeks": [_pos_list(g, int(state[L.EF_PEEK + j])) for j in range(3)]}
+              "peeks": [_pos_list(g, int(state[L.EF_PEEK + j])) for j in range(L.SUN_PEEKS)]}
     return {
         "rows": rows, "face_up": faces, "hands": hands, "deck": deck, "discard": discard,
         "picked": picked, "known": known,
@@ -119,7 +120,8 @@ def to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, A
     }
 
 
-def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+def fields_from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+    """Write the game's state-dict fields ``d`` into ``state`` (types and ranges checked)."""
     n, nc = g.num_players, g.ncards
     state[L.POS:L.POS + L.MAXPOS] = -1
     state[L.HAND:L.HAND + L.MAX_PLAYERS * L.HANDMAX] = -1
@@ -152,7 +154,8 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
     for x in _list(d["picked"], None, "picked"):
         c, how = _list(x, 2, "picked entry")
         one_of(how, ("up", "down"), "picked entry's count direction")
-        state[L.PICK + _int(c, 0, nc - 1, "picked card")] = 1 if how == "up" else 2
+        state[L.PICK + _int(c, 0, nc - 1, "picked card")] = \
+            L.PICKED_UP if how == "up" else L.PICKED_DOWN
     known = _list(d["known"], n, "known")
     for s in range(n):
         for x in _list(known[s], None, "known[s]"):
@@ -182,17 +185,17 @@ def from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None
     ef = stack[0] if stack else None
     state[L.EF_KIND] = -1
     state[L.EF_SRC] = state[L.EF_A] = state[L.EF_B] = -1
-    state[L.EF_PEEK:L.EF_PEEK + 3] = -1
+    state[L.EF_PEEK:L.EF_PEEK + L.SUN_PEEKS] = -1
     state[L.EF_STEP] = state[L.EF_COPY] = 0
     if ef is not None:
         ef = record(ef, ("kind", "copy", "source", "step", "a", "b", "peeks"), "effect")
         state[L.EF_KIND] = L.KIND_NAMES.index(one_of(ef["kind"], L.KIND_NAMES, "effect kind"))
         state[L.EF_COPY] = as_bool(ef["copy"], "effect copy")
         state[L.EF_SRC] = _pos_from(g, ef["source"], "effect source")
-        state[L.EF_STEP] = _int(ef["step"], 0, max(n, 3), "effect step")
+        state[L.EF_STEP] = _int(ef["step"], 0, max(n, L.SUN_PEEKS), "effect step")
         state[L.EF_A] = _pos_from(g, ef["a"], "effect a")
         state[L.EF_B] = _pos_from(g, ef["b"], "effect b")
-        for j, x in enumerate(_list(ef["peeks"], 3, "peeks")):
+        for j, x in enumerate(_list(ef["peeks"], L.SUN_PEEKS, "peeks")):
             state[L.EF_PEEK + j] = _pos_from(g, x, "peek")
     for c, x in enumerate(_list(d["draw_seq"], nc, "draw_seq")):
         state[L.SEQ + c] = _int(x, 0, 10**6, "draw_seq entry")
@@ -214,7 +217,8 @@ def _rebuild_dlist(state: np.ndarray, nc: int) -> None:
     state[L.DLEN] = disc.size
 
 
-def check(g: FlipologyGame, state: np.ndarray) -> None:
+def check_state(g: FlipologyGame, state: np.ndarray) -> None:
+    """Raise :class:`StateDictError` unless ``state`` is a consistent position."""
     n, nc, sp, rl = g.num_players, g.ncards, g.seatpos, g.rowlen
     phase, cur, done = int(state[PHASE]), int(state[CUR]), int(state[DONE])
     pos = state[L.POS:L.POS + L.MAXPOS]
@@ -242,7 +246,7 @@ def check(g: FlipologyGame, state: np.ndarray) -> None:
     _req(bool((hand[:, g.handn:] == -1).all()), "hand slots beyond the hand size")
     pick = state[L.PICK:L.PICK + L.MAXC]
     for c in np.flatnonzero(pick):
-        _req(c < nc and state[L.DISC + c] == 1 and pick[c] in (1, 2) and
+        _req(c < nc and state[L.DISC + c] == 1 and pick[c] in (L.PICKED_UP, L.PICKED_DOWN) and
              g.kinds[c] <= L.RED_PANDA, "picked cards are discarded animals")
     know = state[L.KNOW:L.KNOW + nc + 1]
     full = (1 << n) - 1
@@ -344,7 +348,7 @@ def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int
     n, nc, sp = g.num_players, g.ncards, g.seatpos
     ef, src, step = int(state[L.EF_KIND]), int(state[L.EF_SRC]), int(state[L.EF_STEP])
     copy, a, b = int(state[L.EF_COPY]), int(state[L.EF_A]), int(state[L.EF_B])
-    peeks = [int(state[L.EF_PEEK + j]) for j in range(3)]
+    peeks = [int(state[L.EF_PEEK + j]) for j in range(L.SUN_PEEKS)]
 
     def card_at(p: int) -> bool:  # a card or a null
         return 0 <= p < g.npos and 0 <= pos[p] <= nc
@@ -362,15 +366,16 @@ def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int
     else:
         _req(src_kind == ef, "the effect is its source card's")
     if ef == L.MONKEY:
-        ok = (step == 0 and a == b == -1) or (step == 1 and card_at(a) and b == -1) or \
-            (step == 2 and card_at(a) and card_at(b) and a != b)
+        ok = (step == 0 and a == b == -1) or \
+            (step == L.MONKEY_SECOND and card_at(a) and b == -1) or \
+            (step == L.MONKEY_CHOOSE and card_at(a) and card_at(b) and a != b)
         _req(ok, "Monkey: step 0, 1 after choosing a, 2 choosing between a and b")
     else:
         _req(a == b == -1, "positions a and b only for a Monkey")
     if ef == L.SUN:
-        _req(0 <= step <= 3, "Sun: three peeks, then a flip")
+        _req(0 <= step <= L.SUN_PEEKS, "Sun: three peeks, then a flip")
         k = sum(p >= 0 for p in peeks)
-        _req(all(p >= 0 for p in peeks[:k]) and (k == step if step < 3 else True),
+        _req(all(p >= 0 for p in peeks[:k]) and (k == step if step < L.SUN_PEEKS else True),
              "Sun: one peek per step so far")
         _req(all(card_at(p) and p // sp != cur for p in peeks[:k]),
              "Sun: peeks at the cards of other seats")

@@ -1,8 +1,9 @@
-"""Helpers and independent references for ``tests/test_flipology.py``.
+"""Helpers and independent references for the Flipology tests (``tests/flipology/``).
 
 Positions are set up by swapping chosen cards into place in a real dealt game (every card stays
 conserved); masks, scores, the observed board and whole turns (``RefTurn``) are re-derived here
-from state dicts, written from ``shared/rules/flipology.md`` and not from the engine.
+from state dicts, written from ``docs/rules/flipology.md`` and not from the engine. Encodings
+(kinds, actions, observation fields, sub-steps) come from ``card_envs.flipology.layout``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import numpy as np
 import card_envs
 from card_envs.core import kernels as K
 from card_envs.flipology import layout as L
+from card_envs.flipology.manifest import MANIFEST
 
-ENV_ID = "flipology_v0"
+ENV_ID = MANIFEST.env_id
 KINDS = L.KIND_NAMES
 EFFECT_KINDS = {"dog", "frog", "hawk", "mole", "monkey", "parrot", "snake", "wolves", "rain",
                 "sun", "wind"}
@@ -132,6 +134,23 @@ def legal_positions(env) -> set[int]:
     return out
 
 
+def obs_sections(g) -> L.ObsLayout:
+    """Section starts of ``g``'s observation."""
+    return L.obs_layout(g.num_players, g.seatpos, g.handn, g.ncards)
+
+
+def obs_cell(obs, a: int) -> list[int]:
+    """The observed cell of position action ``a`` (seats relative): index it by ``L.OBS_FACE``,
+    ``L.OBS_KIND``, ``L.OBS_POINTS``."""
+    return [int(x) for x in obs[L.OBS_CELL * a:L.OBS_CELL * (a + 1)]]
+
+
+def _cell(up: int, kind: int, pts: int) -> list[int]:
+    out = [0] * L.OBS_CELL
+    out[L.OBS_FACE], out[L.OBS_KIND], out[L.OBS_POINTS] = up, kind, pts
+    return out
+
+
 # --- independent references ---------------------------------------------------------------
 def ref_points(g, d: dict) -> list[int]:
     """Scores from the state dict: face-up cards, minus face-up Sloths/Koalas, plus face-down
@@ -162,13 +181,13 @@ def ref_board_obs(g, view: dict, seat: int) -> list[int]:
             for c in range(g.rowlen):
                 x, up = view["rows"][s][lv][c], view["face_up"][s][lv][c]
                 if x == "empty":
-                    out += [-1, -1, -1]
+                    out += _cell(-1, -1, -1)
                 elif x == "null":
-                    out += [int(up), L.NULL, 0]
+                    out += _cell(int(up), L.NULL, 0)
                 elif x is None:
-                    out += [int(up), -1, -1]
+                    out += _cell(int(up), -1, -1)
                 else:
-                    out += [int(up), g.kinds[x], g.points[x]]
+                    out += _cell(int(up), g.kinds[x], g.points[x])
     return out
 
 
@@ -205,13 +224,13 @@ def ref_mask(g, d: dict) -> list[int]:
     if ph == "setup":
         return sorted(g.hand0 + j for j, x in enumerate(d["hands"][cur]) if x != "empty")
     if ph == "regrow":
-        return [g.skip + 1, g.skip + 2]
+        return [g.skip + L.A_REGROW, g.skip + L.A_KEEP]
     if ph == "hermit_count":
-        return [g.skip + 3, g.skip + 4]
+        return [g.skip + L.A_COUNT_UP, g.skip + L.A_COUNT_DOWN]
     if ph == "hermit":
         picked = {c for c, _ in d["picked"]}
         return sorted([g.disc0 + c for c in d["discard"] if c not in picked and
-                       KINDS[g.kinds[c]] in ANIMALS] + [g.skip])
+                       KINDS[g.kinds[c]] in ANIMALS] + [g.skip + L.A_SKIP])
     if ph == "turn":
         return sorted(act(cur, levels - 1, c) for c in range(rl))
     ef = d["effect_stack"][0]
@@ -232,7 +251,7 @@ def ref_mask(g, d: dict) -> list[int]:
     elif k == "parrot":
         tg = [q for q in allpos if d["face_up"][q[0]][q[1]][q[2]] and kind(*q) in COPYABLE]
     elif k == "monkey":
-        if step == 2:
+        if step == L.MONKEY_CHOOSE:
             tg = [tuple(ef["a"]), tuple(ef["b"])]
         else:
             tg = [q for q in nbrs(*src) if ef["a"] is None or q != tuple(ef["a"])]
@@ -241,11 +260,11 @@ def ref_mask(g, d: dict) -> list[int]:
         tg = [q for q in allpos if q[0] == s]
     elif k == "sun":
         peeks = [tuple(x) for x in ef["peeks"] if x is not None]
-        if step < 3:
+        if step < L.SUN_PEEKS:
             tg = [q for q in allpos if q[0] != cur and not d["face_up"][q[0]][q[1]][q[2]]
                   and q not in peeks]
         else:
-            return sorted([act(*q) for q in peeks] + [g.skip])
+            return sorted([act(*q) for q in peeks] + [g.skip + L.A_SKIP])
     else:
         raise AssertionError(k)
     return sorted({act(*q) for q in tg})
@@ -290,7 +309,7 @@ class RefTurn:
         self.d["chain"] += 1
         self.d["effect_stack"] = [{"kind": self.kind(q), "copy": False, "source": list(q),
                                    "step": 0, "a": None, "b": None,
-                                   "peeks": [None, None, None]}]
+                                   "peeks": [None] * L.SUN_PEEKS}]
 
     def pos(self, a: int):
         g, cur = self.g, self.d["current_player"]
@@ -302,7 +321,7 @@ class RefTurn:
         ta = self.flip(a)
         tb = b is not None and self.flip(b)
         if ta and tb and self.d["chain"] < L.CHAIN_LIMIT:
-            ef.update(a=list(a), b=list(b), step=2)
+            ef.update(a=list(a), b=list(b), step=L.MONKEY_CHOOSE)
         elif ta or tb:
             self.start(a if ta else b)
         else:
@@ -312,8 +331,8 @@ class RefTurn:
         d, g = self.d, self.g
         ef = d["effect_stack"][0]
         k, src, step = ef["kind"], tuple(ef["source"]), ef["step"]
-        if k == "sun" and step == 3:
-            if a != g.skip:
+        if k == "sun" and step == L.SUN_PEEKS:
+            if a != g.skip + L.A_SKIP:
                 self.set_up(self.pos(a), True)
             d["effect_stack"] = []
             return
@@ -347,8 +366,8 @@ class RefTurn:
             ef.update(kind=self.kind(q), copy=True, step=0)
         elif k == "monkey":
             if step == 0:
-                ef.update(a=list(q), step=1)
-            elif step == 1:
+                ef.update(a=list(q), step=L.MONKEY_SECOND)
+            elif step == L.MONKEY_SECOND:
                 self.monkey(tuple(ef["a"]), q)
             else:
                 self.start(q)
@@ -382,8 +401,8 @@ class RefTurn:
                 self.monkey(qs[0], qs[1] if len(qs) > 1 else None)
                 continue
             if not opts:
-                if k == "sun" and ef["step"] < 3:
-                    ef["step"] = 3
+                if k == "sun" and ef["step"] < L.SUN_PEEKS:
+                    ef["step"] = L.SUN_PEEKS
                 else:
                     d["effect_stack"] = []
                 continue
