@@ -27,6 +27,15 @@ class Agent:
     needs_state: ClassVar[bool] = False
 
     def __init__(self, env_id: str, seed: int | None = None, **options: Any) -> None:
+        from card_envs.core.registry import env_class, is_registered
+
+        if is_registered(env_id):  # a typo in a game option (or agent parameter) is an error
+            specs = env_class(env_id).game_class.option_specs()
+            unknown = sorted(set(options) - set(specs))
+            if unknown:
+                raise ValueError(f"{type(self).__name__}: unknown parameter(s) or game "
+                                 f"option(s) {unknown}; game options of {env_id!r}: "
+                                 f"{sorted(specs)}")
         self.env_id = env_id
         self.options = dict(options)
         self.seed = seed

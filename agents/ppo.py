@@ -10,6 +10,7 @@ module itself never imports the RL layer.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,11 @@ class PPOAgent(Agent):
             except ImportError as e:  # pragma: no cover - depends on the install
                 raise ImportError("the ppo agent needs the train extra: "
                                   "pip install 'card-envs[train]'") from e
-            model = MaskablePPO.load(path, device="cpu")
+            found = [p for p in (Path(path), Path(f"{path}.zip")) if p.is_file()]
+            if not found:  # SB3 would append '.zip' and raise about 'model.zip.zip'
+                raise FileNotFoundError(f"ppo agent: no model file {path!r} (a .zip saved by "
+                                        "MaskablePPO.save, e.g. runs/slide/final.zip)")
+            model = MaskablePPO.load(found[0], device="cpu")
         self.model, self.path = model, path
         self.deterministic = bool(deterministic)
         from card_envs.core.registry import env_class

@@ -11,6 +11,7 @@ A game's heuristic and (custom) search agent are named in its manifest
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import Any
 
 from agents.base import Agent
@@ -86,14 +87,36 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip().lower(), params
 
 
+def agent_parameters(cls: type[Agent]) -> list[str]:
+    """The parameters an agent class takes besides ``env_id``, ``seed`` and game options
+    (the named parameters of every ``__init__`` along its class hierarchy)."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for p in inspect.signature(init).parameters.values():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and \
+                    p.name not in ("self", "env_id", "seed") and p.name not in names:
+                names.append(p.name)
+    return names
+
+
 def make_agent(spec: str, env_id: str, seed: int | None = None, **game_options: Any) -> Agent:
     """Build the agent of ``spec`` (``"random"``, ``"heuristic"``, ``"mcts:ms=50"``...) for
-    ``env_id`` with the game's options. Spec parameters go to the agent's constructor;
-    an unknown parameter is a ``TypeError`` from that constructor."""
+    ``env_id`` with the game's options. Spec parameters go to the agent's constructor; an
+    unknown one is a ``ValueError`` naming the parameters the agent takes (a typo such as
+    ``mcts:iteration=5`` never silently runs the default)."""
     if env_id not in env_ids():
         raise ValueError(f"unknown env id {env_id!r}; registered: {list(env_ids())}")
     name, params = parse_spec(spec)
     clash = set(params) & set(game_options)
     if clash:
         raise ValueError(f"agent spec {spec!r} repeats game option(s) {sorted(clash)}")
-    return agent_class(name, env_id)(env_id, seed=seed, **game_options, **params)
+    cls = agent_class(name, env_id)
+    valid = agent_parameters(cls)
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ValueError(f"agent spec {spec!r}: unknown parameter(s) {unknown} for {name!r}; "
+                         f"its parameters are {valid}")
+    return cls(env_id, seed=seed, **game_options, **params)

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +74,8 @@ def _option(text: str) -> tuple[str, Any]:
         return key, value
 
 
-def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    """``card-envs arena``: play agents against each other and print a results table."""
-    ap = argparse.ArgumentParser(prog=prog, description=ARENA_HELP)
+def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of ``card-envs arena``."""
     ap.add_argument("--game", default="slide",
                     help="game name or env id (slide, slide_v0), or 'all' registered games")
     ap.add_argument("--agents", default="random,heuristic",
@@ -95,8 +95,18 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     ap.add_argument("--plot", metavar="DIR",
                     help="write <env_id>_winrate.png and <env_id>_ratings.png to DIR")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = ap.parse_args(argv)
 
+
+def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """``card-envs arena``: play agents against each other and print a results table."""
+    ap = argparse.ArgumentParser(prog=prog, description=ARENA_HELP)
+    add_arena_arguments(ap)
+    return run_arena_command(ap.parse_args(argv))
+
+
+def run_arena_command(args: argparse.Namespace) -> int:
+    """Run ``card-envs arena`` with parsed arguments (exit code 2 and one ``error:`` line for
+    any mistake in names, options, agent specs or model files)."""
     names = split_agents(args.agents)
     options = dict(args.option)
     results = []
@@ -110,9 +120,13 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
             print(f"arena: {env_id}, {args.players} players, {args.games} games per lineup, "
                   f"seed {args.seed}, agents {' | '.join(names)}"
                   + (f", options {options}" if options else ""), flush=True)
-            res = run_arena(env_id, names, args.games, num_players=args.players,
-                            seed=args.seed, progress=not args.no_progress,
-                            workers=args.workers, **options)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UserWarning)
+                res = run_arena(env_id, names, args.games, num_players=args.players,
+                                seed=args.seed, progress=not args.no_progress,
+                                workers=args.workers, **options)
+            for w in caught:
+                print(f"warning: {w.message}", file=sys.stderr, flush=True)
             print(res.table(), flush=True)
             results.append(res)
             if args.plot:
@@ -120,7 +134,7 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 paths = [plot_winrate_matrix(res, out / f"{env_id}_winrate.png"),
                          plot_ratings(res, out / f"{env_id}_ratings.png")]
                 print("wrote " + ", ".join(map(str, paths)), flush=True)
-    except (ValueError, TypeError, ImportError) as e:  # bad names / options (OptionError too)
+    except (ValueError, TypeError, ImportError, OSError) as e:  # names, options, model files
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
@@ -131,15 +145,24 @@ def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     return 0
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """``card-envs`` with one subcommand per tool."""
+    ap = argparse.ArgumentParser(prog="card-envs", description="card-envs command line tools.")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    arena = sub.add_parser("arena", help=ARENA_HELP.replace("%", "%%"), description=ARENA_HELP)
+    add_arena_arguments(arena)
+    arena.set_defaults(run=run_arena_command)
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``card-envs`` command."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] != "arena":
-        print("usage: card-envs arena [--game G] [--agents A,B] [--games N] [--players N] "
-              "[--seed S] [--workers W] [--json PATH] [--plot DIR]\n\ncommands:\n  arena  "
-              + ARENA_HELP)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
-    return arena_main(argv[1:], prog="card-envs arena")
+    ap = build_parser()
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2)
+        return int(e.code or 0)
+    return args.run(args)
 
 
 if __name__ == "__main__":  # python -m card_envs.cli arena ...

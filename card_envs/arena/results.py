@@ -83,6 +83,16 @@ class ArenaResult:
         return {"env_id": self.env_id, "agents": list(self.agent_specs), "games": self.games,
                 "num_players": self.num_players, "seed": self.seed, **self.game_options}
 
+    @property
+    def points_order(self) -> str:
+        """Which way the game's points go (``"lower is better"`` in Slide), for reading the
+        mean points; win rates are always higher-is-better."""
+        from card_envs.core.registry import env_class, is_registered
+
+        if not is_registered(self.env_id):
+            return "unknown"
+        return env_class(self.env_id).game_class.points_order
+
     def table(self) -> str:
         """A plain-text results table (stats and ratings, then the head-to-head matrix when
         there are more than two participants)."""
@@ -107,6 +117,7 @@ class ArenaResult:
                  f"{self.games} games per lineup x {nl} lineups = {self.total_games} games")
         rows.append(f"{count}, {self.num_players} players, {self.env_id}, seed {self.seed}, "
                     f"{self.elapsed:.1f} s ({rate:.0f} games/s)")
+        rows.append(f"mean pts: the game's final points, {self.points_order}")
         if self.matrix is not None and len(self.matrix.labels) > 2:
             rows += ["", "head-to-head: share of common games in which the row agent finished "
                      "ahead of the column agent (ties 1/2)", self.matrix_table()]
@@ -138,7 +149,7 @@ class ArenaResult:
                 "ratings": [r.to_json() for r in self.ratings],
                 "deal_seeds": list(self.deal_seeds), "log": _jsonable(self.log),
                 "elapsed": self.elapsed, "workers": self.workers,
-                "versions": dict(self.versions)}
+                "versions": dict(self.versions), "points_order": self.points_order}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArenaResult:

@@ -9,6 +9,7 @@ import json
 import platform
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -202,6 +203,11 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
         raise ValueError(f"games must be >= 1, got {games}")
     n = num_players
     env = make_raw(env_id, num_players=n, **game_options)
+    if games % n:
+        up = -(-games // n) * n
+        warnings.warn(f"{games} games per lineup at {n} seats: the last deal is played in only "
+                      f"{games % n} of its {n} seat rotations, so seats are not balanced; "
+                      f"use a multiple of {n} (e.g. {up})", UserWarning, stacklevel=2)
     options = dict(env.game.options)
     objs, names, labels = _participants(env_id, agents, n, game_options)
     lineups = _lineups(len(objs), n)

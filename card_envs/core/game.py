@@ -91,6 +91,8 @@ class Game:
     obs_dtype: ClassVar[type] = np.int8
     extra_options: ClassVar[dict[str, Option]] = {}
     perfect_information: ClassVar[bool] = False
+    #: which way ``outcome``'s points go, in words (the arena prints it with mean points)
+    points_order: ClassVar[str] = "higher is better"
 
     num_actions: int
     obs_size: int

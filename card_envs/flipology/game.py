@@ -90,6 +90,7 @@ class FlipologyGame(Game):
     min_players, max_players, default_players = 2, 8, 2
     phases = L.PHASES
     obs_dtype = np.int16
+    points_order = "higher is better, except in a game where the Moon ends face up"
     extra_options = {
         "variant": Option("nature", "'nature' (2-8 players) or 'great_tree' (2-4)", _variant),
         "moon": Option(False, "play with the Moon card", bool_option("flipology_v0", "moon")),

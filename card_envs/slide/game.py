@@ -24,6 +24,7 @@ class SlideGame(Game):
     rules = R
     min_players, max_players, default_players = 2, L.MAX_PLAYERS, 2
     phases = L.PHASES
+    points_order = "lower is better (the grid total)"
 
     def configure(self, cfg: np.ndarray) -> None:
         self.num_actions = L.NUM_ACTIONS

@@ -122,3 +122,18 @@ def test_make_agent_registry() -> None:
     assert agent_class("random", "other_v0") is RandomAgent
     with pytest.raises(ValueError, match="unknown env id"):
         make_agent("random", "nope_v0")
+
+
+def test_agent_spec_typos_raise_naming_the_parameters() -> None:
+    """``mcts:iteration=5`` used to run MCTS at its default 1000 iterations."""
+    with pytest.raises(ValueError, match=r"unknown parameter.*'iteration'.*'iterations'"):
+        make_agent("mcts:iteration=5", "slide_v0")
+    with pytest.raises(ValueError, match=r"unknown parameter.*'foo'"):
+        make_agent("random:foo=1", "slide_v0")
+    with pytest.raises(ValueError, match="miss_rate"):  # a valid one elsewhere is no help
+        make_agent("heuristic:miss_rate=0.2", "slide_v0")
+    assert make_agent("mcts:iterations=5", "slide_v0").iterations == 5
+    assert make_agent("heuristic:miss_rate=0.2", "op_glad_ijs_v0").miss_rate == 0.2
+    from agents.search import SearchAgent
+    with pytest.raises(ValueError, match="iteration"):  # direct construction, too
+        SearchAgent("slide_v0", iteration=5)

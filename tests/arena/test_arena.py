@@ -326,11 +326,11 @@ def test_chunks_cover_every_game_once() -> None:
 
 
 def test_workers_give_identical_results() -> None:
-    args = ("slide", ["heuristic", "random", "random:x=1"], 6)
+    args = ("slide", ["heuristic", "random", "mcts:iterations=20"], 6)
     one = run_arena(*args, seed=9, progress=False, workers=1)
     two = run_arena(*args, seed=9, progress=False, workers=2)
     assert two.workers == 2 and one.workers == 1
-    assert one.labels == ["heuristic", "random", "random:x=1"]
+    assert one.labels == ["heuristic", "random", "mcts:iterations=20"]
     assert _strip(one.to_json()) == _strip(two.to_json())
 
 
@@ -397,16 +397,16 @@ def test_cli_agent_specs() -> None:
 def test_cli_round_robin_with_plots_and_json(tmp_path: Path) -> None:
     out, plots = tmp_path / "out.json", tmp_path / "plots"
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "arena.py"), "--game", "slide",
-                        "--agents", "heuristic,random,random:x=1", "--games", "4", "--seed", "3",
+                        "--agents", "heuristic,random,mcts:iterations=20", "--games", "4", "--seed", "3",
                         "--workers", "1", "--no-progress", "--json", str(out),
                         "--plot", str(plots)],
                        capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert p.returncode == 0, p.stderr
     for word in ("4 games per lineup", "pts 95% CI", "mu", "ordinal", "head-to-head",
-                 "random:x=1", "3 lineups = 12 games"):
+                 "mcts:iterations=20", "3 lineups = 12 games"):
         assert word in p.stdout, word
     res = ArenaResult.from_json(json.loads(out.read_text()))
-    assert res.total_games == 12 and res.agent_specs == ["heuristic", "random", "random:x=1"]
+    assert res.total_games == 12 and res.agent_specs == ["heuristic", "random", "mcts:iterations=20"]
     for name in ("slide_v0_winrate.png", "slide_v0_ratings.png"):
         assert (plots / name).read_bytes()[:8] == PNG
 
@@ -436,3 +436,37 @@ def test_cli_option_values_parse_json_and_python_words() -> None:
     assert _option("table=[7, 9]") == ("table", [7, 9])
     assert _option("start_player=random") == ("start_player", "random")
     assert _option("x=None") == ("x", None)
+
+
+def test_cli_mistakes_are_one_error_line(tmp_path: Path) -> None:
+    """A missing model file and a typo in an agent parameter end in ``error: ...`` and exit
+    code 2, not a traceback (and never a run with the default parameters)."""
+    for agents, words in (("ppo:nonexistent.zip,random", ("no model file", "nonexistent.zip")),
+                          ("mcts:iters=5,random", ("unknown parameter", "iterations"))):
+        p = subprocess.run([sys.executable, "-m", "card_envs.cli", "arena", "--agents", agents,
+                            "--games", "2", "--no-progress", "--workers", "1"],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+        assert p.returncode == 2, p.stderr
+        last = p.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: ") and all(w in last for w in words), p.stderr
+        assert "Traceback" not in p.stderr and ".zip.zip" not in p.stderr
+
+
+def test_cli_help_lists_every_arena_option() -> None:
+    top = subprocess.run([sys.executable, "-m", "card_envs.cli", "--help"], capture_output=True,
+                         text=True, timeout=60, cwd=ROOT, check=True).stdout
+    assert "arena" in top
+    arena = subprocess.run([sys.executable, "-m", "card_envs.cli", "arena", "--help"],
+                           capture_output=True, text=True, timeout=60, cwd=ROOT,
+                           check=True).stdout
+    for flag in ("--game", "--agents", "--games", "--players", "--seed", "--workers",
+                 "--option", "-o", "--json", "--plot", "--no-progress"):
+        assert flag in arena, flag
+
+
+def test_unbalanced_game_count_warns_and_points_direction_is_stated() -> None:
+    with pytest.warns(UserWarning, match="not balanced.*multiple of 2"):
+        res = run_arena("slide_v0", ["random", "heuristic"], 3, seed=0, progress=False)
+    assert "lower is better" in res.table() and res.to_json()["points_order"].startswith("lower")
+    isf = run_arena("isflak_v0", ["random", "random"], 2, seed=0, progress=False)
+    assert "higher is better" in isf.table()
