@@ -326,11 +326,11 @@ def test_chunks_cover_every_game_once() -> None:
 
 
 def test_workers_give_identical_results() -> None:
-    args = ("slide", ["heuristic", "random", "mcts:iterations=20"], 6)
+    args = ("slide", ["heuristic", "random", "mcts:iterations=9"], 6)
     one = run_arena(*args, seed=9, progress=False, workers=1)
     two = run_arena(*args, seed=9, progress=False, workers=2)
     assert two.workers == 2 and one.workers == 1
-    assert one.labels == ["heuristic", "random", "mcts:iterations=20"]
+    assert one.labels == ["heuristic", "random", "mcts:iterations=9"]
     assert _strip(one.to_json()) == _strip(two.to_json())
 
 
@@ -397,16 +397,18 @@ def test_cli_agent_specs() -> None:
 def test_cli_round_robin_with_plots_and_json(tmp_path: Path) -> None:
     out, plots = tmp_path / "out.json", tmp_path / "plots"
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "arena.py"), "--game", "slide",
-                        "--agents", "heuristic,random,mcts:iterations=20", "--games", "4", "--seed", "3",
+                        "--agents", "heuristic,random,mcts:iterations=9", "--games", "4",
+                        "--seed", "3",
                         "--workers", "1", "--no-progress", "--json", str(out),
                         "--plot", str(plots)],
                        capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert p.returncode == 0, p.stderr
     for word in ("4 games per lineup", "pts 95% CI", "mu", "ordinal", "head-to-head",
-                 "mcts:iterations=20", "3 lineups = 12 games"):
+                 "mcts:iterations=9", "3 lineups = 12 games"):
         assert word in p.stdout, word
     res = ArenaResult.from_json(json.loads(out.read_text()))
-    assert res.total_games == 12 and res.agent_specs == ["heuristic", "random", "mcts:iterations=20"]
+    assert res.total_games == 12
+    assert res.agent_specs == ["heuristic", "random", "mcts:iterations=9"]
     for name in ("slide_v0_winrate.png", "slide_v0_ratings.png"):
         assert (plots / name).read_bytes()[:8] == PNG
 
