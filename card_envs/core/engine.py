@@ -9,7 +9,7 @@ import numpy as np
 
 from card_envs.core import kernels as K
 from card_envs.core.errors import IllegalActionError
-from card_envs.core.game import Game
+from card_envs.core.game import Game, as_generator
 
 
 class Engine:
@@ -81,9 +81,10 @@ class Engine:
         """(points, winners) of a finished game."""
         return self.game.outcome(state)
 
-    def resample(self, state: np.ndarray, observer: int,
-                 rng: np.random.Generator) -> np.ndarray:
-        """Determinization: a full state consistent with what ``observer`` knows."""
+    def resample(self, state: np.ndarray, observer: int, rng: Any = None) -> np.ndarray:
+        """Determinization: a full state consistent with what ``observer`` knows (``rng``: a
+        numpy Generator, a ``random.Random``, an int seed or None)."""
+        rng = as_generator(rng)
         out = self.game.resample(state, observer, rng)
         K.rng_seed(out, np.uint64(rng.integers(0, 2**64, dtype=np.uint64)))
         return out

@@ -24,7 +24,7 @@ from pettingzoo import AECEnv
 
 from card_envs.core import kernels as K
 from card_envs.core.errors import CardEnvError, IllegalActionError, OptionError
-from card_envs.core.game import Game, seed_to_u64
+from card_envs.core.game import Game, as_generator, seed_to_u64
 
 _INT_KINDS = ("i", "u")
 _CUR = K.CUR
@@ -32,6 +32,14 @@ _CUR = K.CUR
 
 class ResetNeededError(CardEnvError, RuntimeError):
     """``step``/``observe``/``render`` was called before ``reset``."""
+
+
+class GameOverError(CardEnvError, KeyError):
+    """``last()`` after every agent has left a finished game (a ``KeyError``, as PettingZoo's
+    own ``last()`` raises there, with a message that says to ``reset()``)."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
 
 
 def as_action(action: Any, num_actions: int) -> int:
@@ -227,11 +235,15 @@ class CardEnv(CardEnvBase, AECEnv):
             raise ResetNeededError("reset() must be called before step()")
         agent = self.agent_selection
         if self._over:
+            if not self.agents:
+                raise self._illegal(action, "the game is over and every agent has left "
+                                    "(env.agents is empty); call reset() to play again")
             if self.terminations.get(agent) or self.truncations.get(agent):
                 if action is None:
                     self._was_dead_step(action)
                     return
-            raise self._illegal(action, "the game is over; step(None) removes finished agents")
+            raise self._illegal(action, f"the game is over; step(None) for each of "
+                                f"{self.agents} (PettingZoo's dead step), or reset()")
         if type(action) is int and 0 <= action < self._num_actions:
             a = action
         else:
@@ -289,6 +301,13 @@ class CardEnv(CardEnvBase, AECEnv):
             if a in self.infos:
                 self.infos[a] = {"points": float(points[i]), "winner": bool(winners[i])}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``, with a clear error once every agent has left the game."""
+        if self._state is not None and not self.agents:
+            raise GameOverError("the game is over and every agent has left (env.agents is "
+                                "empty, agent_iter() has stopped); call reset() to play again")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self._state is None:
             raise ResetNeededError("reset() must be called before observe()")
@@ -322,11 +341,12 @@ class CardEnv(CardEnvBase, AECEnv):
         return new
 
     def resample(self, observer: int | str,
-                 rng: np.random.Generator | int | None = None) -> CardEnv:
+                 rng: Any = None) -> CardEnv:
         """A clone whose hidden information (everything ``observer`` cannot know, including
-        the RNG of future chance) is redrawn at random, consistent with what it knows."""
+        the RNG of future chance) is redrawn at random, consistent with what it knows.
+        ``rng``: a numpy Generator, a ``random.Random``, an int seed or None."""
         seat = self._seat_of(observer)
-        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        rng = as_generator(rng)
         state = self.game.resample(self.state_array, seat, rng)
         K.rng_seed(state, np.uint64(rng.integers(0, 2**64, dtype=np.uint64)))
         new = self.clone()

@@ -63,6 +63,23 @@ def seed_to_u64(seed: int) -> np.uint64:
     return np.uint64(z ^ (z >> 31))
 
 
+def as_generator(rng: Any) -> np.random.Generator:
+    """A numpy Generator from the usual seed forms: a Generator (used as is), ``None`` (fresh
+    entropy), a non-negative int, a numpy ``SeedSequence`` / ``BitGenerator``, or a
+    :class:`random.Random` (one draw from it seeds the Generator); ``OptionError`` otherwise."""
+    import random
+
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, random.Random):
+        return np.random.default_rng(rng.getrandbits(128))
+    if rng is None or (_is_int(rng) and rng >= 0) or \
+            isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(rng)
+    raise OptionError("rng must be a numpy Generator, a random.Random, a non-negative int seed, "
+                      f"a SeedSequence or None, got {type(rng).__name__} {rng!r}")
+
+
 def bool_option(env_id: str, name: str) -> Callable[[Any, Mapping[str, Any]], bool]:
     """An ``Option`` checker accepting only bools (numpy bools too)."""
     def check(v: Any, _: Mapping[str, Any]) -> bool:

@@ -25,6 +25,19 @@ def load(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+def lazy_submodules(package: str) -> Any:
+    """A module ``__getattr__`` for a game package: ``card_envs.slide.env`` (and
+    ``help(card_envs.slide.env)``) works without importing ``card_envs.slide.env`` first."""
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError as e:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from e
+    return __getattr__
+
+
 @dataclass(frozen=True)
 class Playthrough:
     """One golden playthrough (``tests/playthroughs/<env_id>-<name>.txt``): options, seed and

@@ -106,21 +106,40 @@ def loader(path: str | None) -> Any:
     return None if path is None else load(path)
 
 
+class _EnvModule(ModuleType):
+    """``card_envs.slide_v0``: ``env()``, ``raw_env()`` and the env's documentation as its
+    docstring (``help(card_envs.slide_v0)``), importing the game only when first used."""
+
+    def __init__(self, env_id: str) -> None:
+        super().__init__(f"card_envs.{env_id}")
+        self._env_id = env_id
+
+        def env(**options: Any) -> Any:
+            return make(env_id, **options)
+
+        def raw_env(**options: Any) -> Any:
+            return make_raw(env_id, **options)
+
+        env.__doc__ = make.__doc__
+        raw_env.__doc__ = make_raw.__doc__
+        self.env, self.raw_env = env, raw_env
+
+    @property  # type: ignore[override]
+    def __doc__(self) -> str | None:  # a data descriptor: wins over the instance dict
+        return env_class(self.__dict__["_env_id"]).__doc__
+
+    @__doc__.setter
+    def __doc__(self, value: str | None) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        # everything else comes from the env class, e.g. ``op_glad_ijs_v0.parallel_env``
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(env_class(self.__dict__["_env_id"]), name)
+
+
 def env_module(env_id: str) -> ModuleType:
-    """A PettingZoo-style module for ``env_id`` with ``env()`` and ``raw_env()`` (the game is
-    imported on first use)."""
-    mod = ModuleType(f"card_envs.{env_id}", f"PettingZoo-style entry points of {env_id}.")
-
-    def env(**options: Any) -> Any:
-        return make(env_id, **options)
-
-    def raw_env(**options: Any) -> Any:
-        return make_raw(env_id, **options)
-
-    env.__doc__ = make.__doc__
-    raw_env.__doc__ = make_raw.__doc__
-    mod.env, mod.raw_env = env, raw_env
-    # everything else comes from the env class, e.g. ``op_glad_ijs_v0.parallel_env`` (a
-    # classmethod of games with simultaneous moves)
-    mod.__getattr__ = lambda name: getattr(env_class(env_id), name)
-    return mod
+    """A PettingZoo-style module for ``env_id`` with ``env()`` and ``raw_env()`` whose
+    docstring is the env's documentation (the game is imported on first use)."""
+    return _EnvModule(env_id)
