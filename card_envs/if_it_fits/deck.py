@@ -18,12 +18,18 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.errors import OptionError
+from card_envs.if_it_fits.layout import (  # noqa: F401  (FIELDS: also read as deck.FIELDS)
+    FIELDS,
+    KIND_BOX,
+    KIND_START,
+    KIND_TOY,
+    MAX_ICONS,
+    NUM_START,
+    SIDES,
+    TOYS,
+)
 
-TOYS = ("ball", "mouse", "yarn")
-SIDES = "NESW"
-KIND_BOX, KIND_START, KIND_TOY = 0, 1, 2
-FIELDS = 6  # kind, open bits, ball, mouse, yarn, sprayer
-MAX_BOX, MAX_TOY, NUM_START = 110, 10, 5
+MAX_BOX, MAX_TOY = 110, 10
 DATA = Path(__file__).parent / "data" / "deck.json"
 
 SHAPES = (("X", "NESW"), ("T1", "ESW"), ("T2", "NSW"), ("I1", "NS"), ("I2", "EW"),
@@ -70,7 +76,7 @@ def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
     toys = c.get("toys", {})
     if not isinstance(toys, Mapping) or set(toys) - set(TOYS):
         raise OptionError(f"if_it_fits deck: {where} toys must map {list(TOYS)} to counts")
-    out: dict[str, Any] = {"name": name, "toys": {t: _int(toys[t], 0, 9, f"{where} {t}")
+    out: dict[str, Any] = {"name": name, "toys": {t: _int(toys[t], 0, MAX_ICONS, f"{where} {t}")
                                                   for t in TOYS if t in toys}}
     if not toy_card:
         open_ = c.get("open")
@@ -79,7 +85,7 @@ def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
             raise OptionError(f"if_it_fits deck: {where} open must be a subset of 'NESW', "
                               f"got {open_!r}")
         out["open"] = "".join(s for s in SIDES if s in open_)
-        out["sprayer"] = _int(c.get("sprayer", 0), 0, 9, f"{where} sprayer")
+        out["sprayer"] = _int(c.get("sprayer", 0), 0, MAX_ICONS, f"{where} sprayer")
     return out
 
 
