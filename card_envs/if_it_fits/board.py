@@ -9,6 +9,7 @@ import numpy as np
 
 from card_envs.core.jit import njit
 from card_envs.if_it_fits.layout import (  # noqa: F401  (also re-exported: the old home)
+    ALL_OPEN,
     CATS_EACH,
     CELL_PRINCESS,
     CF_ADV,
@@ -128,7 +129,7 @@ def rot_open(bits: int, rot: int) -> int:
     """Open-side bits ``bits`` turned by ``rot`` (0, or 1 = 180 degrees)."""
     if rot == 0:
         return bits
-    return ((bits << 2) | (bits >> 2)) & 15
+    return ((bits << 2) | (bits >> 2)) & ALL_OPEN
 
 
 @njit(cache=True, inline="always")

@@ -19,6 +19,7 @@ import numpy as np
 
 from card_envs.core.errors import OptionError
 from card_envs.if_it_fits.layout import (  # noqa: F401  (FIELDS: also read as deck.FIELDS)
+    ALL_OPEN,
     FIELDS,
     KIND_BOX,
     KIND_START,
@@ -126,7 +127,7 @@ def card_table(deck: Mapping[str, Any]) -> np.ndarray:
     for key, kind in (("box_cards", KIND_BOX), ("start_cards", KIND_START),
                       ("special_toy_cards", KIND_TOY)):
         for c in deck[key]:
-            bits = 15 if kind == KIND_TOY else sum(1 << SIDES.index(s) for s in c["open"])
+            bits = ALL_OPEN if kind == KIND_TOY else sum(1 << SIDES.index(s) for s in c["open"])
             rows.append([kind, bits, *(c["toys"].get(t, 0) for t in TOYS),
                          c.get("sprayer", 0)])
     return np.asarray(rows, np.int32).ravel()

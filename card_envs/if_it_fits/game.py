@@ -116,7 +116,7 @@ class IfItFitsGame(Game):
             add(0, L.MAX_ICONS, 4)
 
         add(0, L.CK_SLEEPER, T)
-        add(0, 15, T)
+        add(0, L.ALL_OPEN, T)
         add(0, L.MAX_ICONS, 4 * T)
         add(0, L.SLOT_PRINCESS, T)
         add(0, 4, T)

@@ -50,6 +50,8 @@ DEAL = 2  # box cards dealt to each hand at the start
 NUM_START = 5  # start cards S1..S5 (card ids NB..NB+4)
 NUM_PRINCESS = 5  # Princesses in the game (the basic game uses one per player)
 SIDES = "NESW"  # direction d is SIDES[d]; open bit 1 << d
+OPEN_N, OPEN_E, OPEN_S, OPEN_W = 1, 2, 4, 8  # open-side bits
+ALL_OPEN = 15  # open on every side (a special toy card laid as a card)
 TOYS = ("ball", "mouse", "yarn")
 MAX_ICONS = 9  # most toys of one kind, or sprayers, on one card (checked by deck.py)
 
@@ -140,8 +142,10 @@ NUM_SPECIAL = 20
 # --- observation --------------------------------------------------------------------------
 NPLANES = 8  # public planes of T entries each (then the slot plane of S entries)
 PK_KIND, PK_SIDES, PK_TOYS, PK_SPRAY, PK_OWNER, PK_JOIN = 0, 1, 2, 5, 6, 7
-CK_EMPTY = 0  # PK_KIND: 1 + card kind for a card (box 1, start 2, special toy card 3)
+CK_EMPTY = 0  # PK_KIND: 1 + card kind for a card (CK_BOX, CK_START, CK_TOY)
+CK_BOX, CK_START, CK_TOY = KIND_BOX + 1, KIND_START + 1, KIND_TOY + 1
 CK_SLEEPER = 4  # PK_KIND of a sleeping cat (or the Princess in its place)
+REL_SELF = 1  # PK_OWNER / slot code of the observer's own cats (relative seat + 1)
 TOYREC = 6  # per special toy card: on a slot, row, col, ball, mouse, yarn
 TR_ON, TR_ROW, TR_COL, TR_TOYS = 0, 1, 2, 3
 CARD_REC = 9  # a card row: kind / available, N, E, S, W, ball, mouse, yarn, sprayer

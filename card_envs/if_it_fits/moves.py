@@ -10,6 +10,7 @@ from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS
 from card_envs.if_it_fits.board import card_open, cat_allowed, find, neighbour
 from card_envs.if_it_fits.layout import (
+    ALL_OPEN,
     CATS_EACH,
     CF_ADV,
     CF_COLS,
@@ -37,7 +38,7 @@ from card_envs.if_it_fits.layout import (
 @njit(cache=True, inline="always")
 def fits(state: np.ndarray, cfg: np.ndarray, i: int, o: int) -> bool:
     """Advanced rule: no wall of the new card faces a wall of a neighbouring card."""
-    return (state[cfg[CF_O_WALLNB] + i] & ~o & 15) == 0
+    return (state[cfg[CF_O_WALLNB] + i] & ~o & ALL_OPEN) == 0
 
 
 @njit(cache=True)
