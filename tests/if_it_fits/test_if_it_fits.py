@@ -1,6 +1,6 @@
 """If It Fits: spec examples, rule tests, and invariants checked against independent
-(brute-force) implementations in tests/if_it_fits_ref.py, built from the state dict and the
-deck JSON."""
+(brute-force) implementations in tests/if_it_fits/if_it_fits_ref.py, built from the state
+dict and the deck JSON."""
 
 from __future__ import annotations
 

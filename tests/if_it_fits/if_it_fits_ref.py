@@ -1,5 +1,5 @@
 """Plain-Python reference model of If It Fits (boxes, masks, scoring) and position helpers
-for tests/test_if_it_fits.py."""
+for tests/if_it_fits/test_if_it_fits*.py."""
 
 from __future__ import annotations
 
