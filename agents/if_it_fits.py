@@ -81,6 +81,7 @@ from card_envs.if_it_fits.layout import (
 
 @njit(cache=True)
 def _nb(i: int, d: int, R: int, C: int) -> int:
+    """The cell next to ``i`` in direction ``d`` on an R x C table, or -1."""
     r, c = i // C, i % C
     if d == 0:
         return i - C if r > 0 else -1
@@ -184,6 +185,7 @@ def box_eval(obs: np.ndarray, R: int, C: int, n: int, nt: int, cell: int, o: int
 
 
 class IfItFitsHeuristicAgent(Agent):
+    """The greedy heuristic of this module's docstring."""
     name = "heuristic"
 
     def __init__(self, env_id: str = "if_it_fits_v0", seed: int | None = None,
@@ -204,6 +206,7 @@ class IfItFitsHeuristicAgent(Agent):
 
     # --- decoding ----------------------------------------------------------------------
     def _extra(self, obs: np.ndarray) -> dict[str, Any]:
+        """The own hand, supply, drawn toy card and the scalars of the observation."""
         x, y = self.X, self.Y
         hand = [obs[x + O_HAND + CARD_REC * h:x + O_HAND + CARD_REC * (h + 1)]
                 for h in range(HANDMAX)]
@@ -215,6 +218,7 @@ class IfItFitsHeuristicAgent(Agent):
 
     def _place(self, obs: np.ndarray, cell: int, o: int, toys: np.ndarray, sp: int,
                supply: int) -> float:
+        """Score of a card (open bits ``o``) in ``cell``: the agent's share of its box."""
         v, share, can = box_eval(obs, self.R, self.C, self.n, self.nt, cell, o, int(toys[0]),
                                  int(toys[1]), int(toys[2]), sp, 0, self.adv)
         if supply > 0 and can and share <= 0 and v >= 2 and self._slot_near(obs, cell, o):
@@ -224,9 +228,11 @@ class IfItFitsHeuristicAgent(Agent):
         return share + 0.01 * int(toys.sum()) - 0.3 * sp
 
     def _is_card(self, obs: np.ndarray, j: int) -> bool:
+        """Cell ``j`` holds a card (not empty, not a sleeping cat)."""
         return CK_EMPTY < obs[PK_KIND * self.T + j] < CK_SLEEPER
 
     def _slot_near(self, obs: np.ndarray, cell: int, o: int) -> bool:
+        """A card with open bits ``o`` in ``cell`` would make a free cat slot."""
         T, C = self.T, self.C
         sides, slots = PK_SIDES * T, NPLANES * T
         if o & OPEN_N and cell >= C:
@@ -240,6 +246,7 @@ class IfItFitsHeuristicAgent(Agent):
         return False
 
     def _fits(self, obs: np.ndarray, cell: int, o: int) -> bool:
+        """The advanced no-wall-to-wall rule allows open bits ``o`` in ``cell``."""
         sides = PK_SIDES * self.T
         for d in range(4):
             j = _nb(cell, d, self.R, self.C)
@@ -254,11 +261,13 @@ class IfItFitsHeuristicAgent(Agent):
         return int(rot_open(o, r))
 
     def _card(self, row: np.ndarray) -> tuple[int, np.ndarray, int]:
+        """Open bits, toys and sprayers of an observed card row."""
         o = sum(int(row[CR_SIDES + d]) << d for d in range(4))
         return o, row[CR_TOYS:CR_TOYS + 3].astype(np.int64), int(row[CR_SPRAY])
 
     def _best_cell(self, obs: np.ndarray, cells: np.ndarray, o: int, toys: np.ndarray,
                    sp: int, supply: int, strict: bool) -> tuple[float, int]:
+        """The best (score, cell) for the card over ``cells`` and both rotations."""
         best, arg = -1e9, int(cells[0])
         for c in cells:
             c = int(c)
@@ -273,6 +282,7 @@ class IfItFitsHeuristicAgent(Agent):
 
     # --- policy ------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action for the phase (see the module docstring)."""
         legal = legal_actions(action_mask)
         obs = observation.astype(np.int64)
         e = self._extra(obs)
@@ -335,6 +345,7 @@ class IfItFitsHeuristicAgent(Agent):
         return int(legal[self.rng.randrange(legal.size)])
 
     def _frontier(self, obs: np.ndarray) -> np.ndarray:
+        """Cells next to an occupied cell (boolean, per cell)."""
         R, C = self.R, self.C
         occ = (obs[PK_KIND * self.T:PK_KIND * self.T + self.T] != CK_EMPTY).reshape(R, C)
         f = np.zeros((R, C), bool)
@@ -345,6 +356,7 @@ class IfItFitsHeuristicAgent(Agent):
         return f.ravel()
 
     def _target_value(self, obs: np.ndarray, a: int) -> float:
+        """Value of replacing the cat at action ``a`` (slot or cell) by a Princess."""
         T = self.T
         if a >= T:  # an awake cat on a slot
             s = a - T
@@ -358,6 +370,7 @@ class IfItFitsHeuristicAgent(Agent):
         return (-share if owner != REL_SELF else share - 5.0) + 0.1 * v
 
     def _princess_value(self, obs: np.ndarray) -> float:
+        """The best value of playing a Princess on an opponent's awake cat."""
         T, S = self.T, self.S
         best = -5.0
         for s in range(S):

@@ -59,12 +59,14 @@ def generate_default() -> dict[str, Any]:
 
 
 def _int(x: Any, lo: int, hi: int, what: str) -> int:
+    """``x`` as an int in ``lo..hi``, or OptionError."""
     if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
         raise OptionError(f"if_it_fits deck: {what} must be an int in {lo}..{hi}, got {x!r}")
     return int(x)
 
 
 def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
+    """The canonical form of one card of a user deck, or OptionError."""
     if not isinstance(c, Mapping):
         raise OptionError(f"if_it_fits deck: {where} must be an object, got {c!r}")
     allowed = {"name", "toys"} if toy_card else {"name", "open", "toys", "sprayer"}
@@ -118,6 +120,7 @@ def validate(deck: Any) -> dict[str, Any]:
 
 
 def load_default() -> dict[str, Any]:
+    """The default deck (``data/deck.json``), validated."""
     return validate(json.loads(DATA.read_text()))
 
 
@@ -134,5 +137,6 @@ def card_table(deck: Mapping[str, Any]) -> np.ndarray:
 
 
 def card_names(deck: Mapping[str, Any]) -> list[str]:
+    """Card names by card id (box cards, then start, then toy cards)."""
     return [c["name"] for k in ("box_cards", "start_cards", "special_toy_cards")
             for c in deck[k]]

@@ -33,6 +33,7 @@ def default_deck() -> dict[str, Any]:
 
 
 def _table(v: Any, _: Mapping[str, Any]) -> tuple[int, int]:
+    """The ``table`` option: (rows, cols), rows 3-21, cols 5-21."""
     ok = isinstance(v, (tuple, list)) and len(v) == 2 and all(
         isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v)
     if not ok or not (3 <= v[0] <= 21 and 5 <= v[1] <= 21):
@@ -42,6 +43,7 @@ def _table(v: Any, _: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _deck(v: Any, opts: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``deck`` option: None (the default deck) or a validated deck."""
     if v is None:
         return None
     d = D.validate(v)
@@ -52,11 +54,14 @@ def _deck(v: Any, opts: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 class IfItFitsGame(Game):
+    """If It Fits: options, sizes (``T`` cells, ``S`` slots, ``B = T + S``), the card tables and
+    the state offsets (``lay``) of one configuration."""
+
     name = "if_it_fits"
     env_id = "if_it_fits_v0"
     version = "0"
     rules = R
-    min_players, max_players, default_players = 2, 5, 2
+    min_players, max_players, default_players = 2, L.MAX_PLAYERS, 2
     phases = PHASES
     obs_dtype = np.int8
     extra_options = {
@@ -68,6 +73,7 @@ class IfItFitsGame(Game):
     }
 
     def configure(self, cfg: np.ndarray) -> np.ndarray:
+        """The config array: the shared header, then the table, the offsets and the cards."""
         self.rows, self.cols = self.options["table"]
         self.deck = self.options["deck"] or default_deck()
         self.card_names = D.card_names(self.deck)
@@ -149,16 +155,20 @@ class IfItFitsGame(Game):
 
     # --- views -----------------------------------------------------------------------------
     def arr(self, state: np.ndarray, name: str, size: int) -> np.ndarray:
+        """The first ``size`` entries of the state array ``name`` (a view)."""
         o = self.lay[name]
         return state[o:o + size]
 
     def cell_name(self, i: int) -> str:
+        """``r<row>c<col>`` of cell ``i``."""
         return f"r{i // self.cols}c{i % self.cols}"
 
     def card_name(self, cid: int) -> str:
+        """The deck name of card ``cid`` (``"princess"`` for the Princess)."""
         return "princess" if cid == self.nc else self.card_names[cid]
 
     def card_id(self, name: Any) -> int:
+        """The card id of a deck name, or StateDictError."""
         if not isinstance(name, str):
             raise StateDictError(f"a card is named by a string, got {name!r}")
         if name == "princess":
@@ -168,10 +178,12 @@ class IfItFitsGame(Game):
         return self.card_names.index(name)
 
     def hand(self, state: np.ndarray, q: int) -> list[int]:
+        """Seat ``q``'s hand (card ids)."""
         m = int(state[L.S_HANDN + q])
         return [int(x) for x in state[L.S_HAND + q * L.HANDMAX:][:m]]
 
     def pile(self, state: np.ndarray) -> list[int]:
+        """The draw pile, bottom first (card ids)."""
         return [int(x) for x in self.arr(state, "pile", int(state[L.S_PN]))]
 
     # --- state dict, checks, determinization: statedict.py ----------------------------------
@@ -191,6 +203,7 @@ class IfItFitsGame(Game):
 
     # --- text ------------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
+        """A readable name of ``action``."""
         T, B = self.T, self.B
         if action < T:
             return f"cell {self.cell_name(action)}"

@@ -65,6 +65,7 @@ def render(game: IfItFitsGame, state: np.ndarray) -> str:
 
 
 def _slot(v: int) -> str:
+    """The label of slot code ``v``: C<seat>, CP (Princess) or T<k> (toy card k)."""
     if v <= L.MAX_PLAYERS:
         return f"C{v - 1}"
     if v == L.SLOT_PRINCESS:
