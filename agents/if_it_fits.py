@@ -1,11 +1,11 @@
 """A greedy If It Fits heuristic: build boxes where its own cats lie, keep them closed and
 toy-rich, and put cats only where it leads.
 
-The observation (layout: ``card_envs.if_it_fits.env``) is decoded into the table planes. For a
-placement (cell, rotation) of a card the box it would be part of is found by a flood fill
-through open-open sides (numba), and scored for the agent: its value (best toy count minus
-sprayers, doubled when closed) if the agent has, or can add, the cat majority there, minus half
-of it if another player leads. Decisions:
+The observation (table: ``card_envs.if_it_fits.env``; offsets: ``card_envs.if_it_fits.layout``)
+is decoded into the table planes. For a placement (cell, rotation) of a card the box it would
+be part of is found by a flood fill through open-open sides (numba), and scored for the agent:
+its value (best toy count minus sprayers, doubled when closed) if the agent has, or can add,
+the cat majority there, minus half of it if another player leads. Decisions:
 
 * **turn:** always draw (no sleeping cats).
 * **play:** the box card with the best placement; a Princess when it takes a box worth at
@@ -27,17 +27,61 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
-
-NPL, TOYREC = 8, 6
-A_HAND, A_ROT, A_DIR, A_START, A_END, A_DRAW, A_SLEEP, A_SKIP, A_PASS = \
-    0, 3, 5, 9, 14, 16, 17, 18, 19
-PHASES = ("start_card", "start_end", "start_rotation", "turn", "toy_slot", "toy_cell", "play",
-          "cell", "rotation", "cat", "princess", "sleep_cell", "sleep_dir", "discard", "pass",
-          "end")
+from card_envs.if_it_fits.board import rot_open
+from card_envs.if_it_fits.game import IfItFitsGame, default_deck
+from card_envs.if_it_fits.layout import (
+    A_DRAW,
+    A_HAND,
+    A_PASS,
+    A_ROT,
+    A_SKIP,
+    ALL_OPEN,
+    CARD_REC,
+    CK_BOX,
+    CK_EMPTY,
+    CK_SLEEPER,
+    CR_KIND,
+    CR_SIDES,
+    CR_SPRAY,
+    CR_TOYS,
+    HANDMAX,
+    HK_PRINCESS,
+    MAX_PLAYERS,
+    NPLANES,
+    O_HAND,
+    O_SEATS,
+    O_TOY,
+    OPEN_N,
+    OPEN_S,
+    PHASES,
+    PK_JOIN,
+    PK_KIND,
+    PK_OWNER,
+    PK_SIDES,
+    PK_SPRAY,
+    PK_TOYS,
+    REL_SELF,
+    SLOT_PRINCESS,
+    SLOT_TOY,
+    TOYREC,
+    TR_COL,
+    TR_ON,
+    TR_ROW,
+    TR_TOYS,
+    Y_PHASE,
+    Y_PILE,
+    Y_RELAX,
+    Y_SEL,
+    Y_SELCELL,
+    Y_SELSTART,
+    obs_public,
+    obs_tail,
+)
 
 
 @njit(cache=True)
 def _nb(i: int, d: int, R: int, C: int) -> int:
+    """The cell next to ``i`` in direction ``d`` on an R x C table, or -1."""
     r, c = i // C, i % C
     if d == 0:
         return i - C if r > 0 else -1
@@ -58,11 +102,11 @@ def box_eval(obs: np.ndarray, R: int, C: int, n: int, nt: int, cell: int, o: int
     allows the agent's cat there."""
     T = R * C
     S = T - C
-    kind = obs[0:T]
+    kind = obs[PK_KIND * T:PK_KIND * T + T]
     ob = np.zeros(T, np.int64)
     for i in range(T):
-        if kind[i] >= 1 and kind[i] <= 3:
-            ob[i] = obs[T + i]
+        if CK_EMPTY < kind[i] < CK_SLEEPER:  # a card
+            ob[i] = obs[PK_SIDES * T + i]
     if o >= 0:
         ob[cell] = o
     inbox = np.zeros(T, np.bool_)
@@ -84,8 +128,8 @@ def box_eval(obs: np.ndarray, R: int, C: int, n: int, nt: int, cell: int, o: int
             spray += sp
         else:
             for k in range(3):
-                toys[k] += obs[(2 + k) * T + i]
-            spray += obs[5 * T + i]
+                toys[k] += obs[(PK_TOYS + k) * T + i]
+            spray += obs[PK_SPRAY * T + i]
         for d in range(4):
             if not ob[i] & (1 << d):
                 continue
@@ -93,44 +137,45 @@ def box_eval(obs: np.ndarray, R: int, C: int, n: int, nt: int, cell: int, o: int
             if j < 0:
                 frontier += 1
                 continue
-            kj = kind[j] if j != cell else 1
-            if kj == 0:
+            kj = kind[j] if j != cell else CK_BOX
+            if kj == CK_EMPTY:
                 frontier += 1
-            elif kj <= 3 and ob[j] & (1 << ((d + 2) & 3)) and not inbox[j]:
+            elif kj < CK_SLEEPER and ob[j] & (1 << ((d + 2) & 3)) and not inbox[j]:
                 inbox[j] = True
                 stack[top] = j
                 top += 1
-    cnt = np.zeros(8, np.int64)
-    awake = np.zeros(8, np.int64)
+    cnt = np.zeros(SLOT_TOY + 1, np.int64)  # per owner code (relative seat + 1, Princess)
+    awake = np.zeros(SLOT_TOY + 1, np.int64)
     for s in range(S):
-        code = obs[NPL * T + s]
+        code = obs[NPLANES * T + s]
         if code == 0:
             continue
         if inbox[s] and inbox[s + C]:
-            if code <= 6:
+            if code <= SLOT_PRINCESS:
                 cnt[code] += 2
                 awake[code] += 1
-    y = NPL * T + S
+    y = NPLANES * T + S
     for k in range(nt):
-        if obs[y + TOYREC * k]:
-            s = obs[y + TOYREC * k + 1] * C + obs[y + TOYREC * k + 2]
+        rec = y + TOYREC * k
+        if obs[rec + TR_ON]:
+            s = obs[rec + TR_ROW] * C + obs[rec + TR_COL]
             if inbox[s]:
                 for t in range(3):
-                    toys[t] += obs[y + TOYREC * k + 3 + t]
+                    toys[t] += obs[rec + TR_TOYS + t]
     for i in range(T):
-        if kind[i] == 4:
-            jd = obs[7 * T + i] - 1
+        if kind[i] == CK_SLEEPER:
+            jd = obs[PK_JOIN * T + i] - 1
             j = _nb(i, jd, R, C)
             if j >= 0 and inbox[j]:
-                cnt[obs[6 * T + i]] += 1 if adv else 2
+                cnt[obs[PK_OWNER * T + i]] += 1 if adv else 2
     best = max(toys[0], max(toys[1], toys[2]))
     value = float(best - spray) * (2.0 if frontier == 0 else 1.0)
     others = 0
-    for q in range(2, n + 1):
+    for q in range(REL_SELF + 1, n + 1):
         others = max(others, cnt[q])
-    can = 1 if cnt[1] > 0 or (others == 0 and cnt[6] == 0) else 0
-    mine = cnt[1] + 2 * extra_cat
-    myaw = awake[1] + extra_cat
+    can = 1 if cnt[REL_SELF] > 0 or (others == 0 and cnt[SLOT_PRINCESS] == 0) else 0
+    mine = cnt[REL_SELF] + 2 * extra_cat
+    myaw = awake[REL_SELF] + extra_cat
     share = 0.0
     if mine > 0 and myaw > 0 and mine >= others:
         share = value
@@ -140,35 +185,40 @@ def box_eval(obs: np.ndarray, R: int, C: int, n: int, nt: int, cell: int, o: int
 
 
 class IfItFitsHeuristicAgent(Agent):
+    """The greedy heuristic of this module's docstring."""
     name = "heuristic"
 
     def __init__(self, env_id: str = "if_it_fits_v0", seed: int | None = None,
                  **options: Any) -> None:
         super().__init__(env_id, seed=seed, **options)
-        self.R, self.C = options.get("table", (11, 11))
-        self.n = int(options.get("num_players", 2))
-        self.adv = int(bool(options.get("advanced", False)))
+        spec = IfItFitsGame.option_specs()
+        self.R, self.C = options.get("table", spec["table"].default)
+        self.n = int(options.get("num_players", spec["num_players"].default))
+        self.adv = int(bool(options.get("advanced", spec["advanced"].default)))
         self.T = self.R * self.C
         self.S = self.T - self.C
         self.B = self.T + self.S
         deck = options.get("deck")
-        self.nt = 3 if deck is None else len(deck["special_toy_cards"])
-        self.X = NPL * self.T + self.S + TOYREC * self.nt
+        deck = default_deck() if deck is None else deck
+        self.nt = len(deck["special_toy_cards"])
+        self.X = obs_public(self.R, self.C, self.nt)
+        self.Y = obs_tail(self.R, self.C, self.nt, self.n)
 
     # --- decoding ----------------------------------------------------------------------
     def _extra(self, obs: np.ndarray) -> dict[str, Any]:
-        x, n = self.X, self.n
-        hand = [obs[x + 9 * h:x + 9 * h + 9] for h in range(3)]
-        y = x + 27 + 45 + 3
-        sup = obs[y]
-        y += 2 * n
-        return {"hand": hand, "supply": int(sup), "pile": int(obs[y]),
-                "phase": PHASES[int(obs[y + 1])], "sel": int(obs[y + 4]),
-                "selstart": int(obs[y + 5]), "selcell": int(obs[y + 6]) * self.C +
-                int(obs[y + 7]), "toy": obs[x + 72:x + 75]}
+        """The own hand, supply, drawn toy card and the scalars of the observation."""
+        x, y = self.X, self.Y
+        hand = [obs[x + O_HAND + CARD_REC * h:x + O_HAND + CARD_REC * (h + 1)]
+                for h in range(HANDMAX)]
+        sup = obs[x + O_SEATS]  # relative seat 0: the agent
+        return {"hand": hand, "supply": int(sup), "pile": int(obs[y + Y_PILE]),
+                "phase": PHASES[int(obs[y + Y_PHASE])], "sel": int(obs[y + Y_SEL]),
+                "selstart": int(obs[y + Y_SELSTART]), "selcell": int(obs[y + Y_SELCELL]) *
+                self.C + int(obs[y + Y_SELCELL + 1]), "toy": obs[x + O_TOY:x + O_TOY + 3]}
 
     def _place(self, obs: np.ndarray, cell: int, o: int, toys: np.ndarray, sp: int,
                supply: int) -> float:
+        """Score of a card (open bits ``o``) in ``cell``: the agent's share of its box."""
         v, share, can = box_eval(obs, self.R, self.C, self.n, self.nt, cell, o, int(toys[0]),
                                  int(toys[1]), int(toys[2]), sp, 0, self.adv)
         if supply > 0 and can and share <= 0 and v >= 2 and self._slot_near(obs, cell, o):
@@ -177,38 +227,47 @@ class IfItFitsHeuristicAgent(Agent):
             share = max(share, share2 - 0.5)
         return share + 0.01 * int(toys.sum()) - 0.3 * sp
 
+    def _is_card(self, obs: np.ndarray, j: int) -> bool:
+        """Cell ``j`` holds a card (not empty, not a sleeping cat)."""
+        return CK_EMPTY < obs[PK_KIND * self.T + j] < CK_SLEEPER
+
     def _slot_near(self, obs: np.ndarray, cell: int, o: int) -> bool:
+        """A card with open bits ``o`` in ``cell`` would make a free cat slot."""
         T, C = self.T, self.C
-        if o & 1 and cell >= C:
+        sides, slots = PK_SIDES * T, NPLANES * T
+        if o & OPEN_N and cell >= C:
             j = cell - C
-            if 1 <= obs[j] <= 3 and obs[T + j] & 4 and obs[NPL * T + j] == 0:
+            if self._is_card(obs, j) and obs[sides + j] & OPEN_S and obs[slots + j] == 0:
                 return True
-        if o & 4 and cell + C < T:
+        if o & OPEN_S and cell + C < T:
             j = cell + C
-            if 1 <= obs[j] <= 3 and obs[T + j] & 1 and obs[NPL * T + cell] == 0:
+            if self._is_card(obs, j) and obs[sides + j] & OPEN_N and obs[slots + cell] == 0:
                 return True
         return False
 
     def _fits(self, obs: np.ndarray, cell: int, o: int) -> bool:
-        T = self.T
+        """The advanced no-wall-to-wall rule allows open bits ``o`` in ``cell``."""
+        sides = PK_SIDES * self.T
         for d in range(4):
             j = _nb(cell, d, self.R, self.C)
-            if j < 0 or not 1 <= obs[j] <= 3:
+            if j < 0 or not self._is_card(obs, j):
                 continue
-            if not obs[T + j] & (1 << ((d + 2) & 3)) and not o & (1 << d):
+            if not obs[sides + j] & (1 << ((d + 2) & 3)) and not o & (1 << d):
                 return False
         return True
 
     @staticmethod
     def _rot(o: int, r: int) -> int:
-        return o if r == 0 else ((o << 2) | (o >> 2)) & 15
+        return int(rot_open(o, r))
 
     def _card(self, row: np.ndarray) -> tuple[int, np.ndarray, int]:
-        o = sum(int(row[1 + d]) << d for d in range(4))
-        return o, row[5:8].astype(np.int64), int(row[8])
+        """Open bits, toys and sprayers of an observed card row."""
+        o = sum(int(row[CR_SIDES + d]) << d for d in range(4))
+        return o, row[CR_TOYS:CR_TOYS + 3].astype(np.int64), int(row[CR_SPRAY])
 
     def _best_cell(self, obs: np.ndarray, cells: np.ndarray, o: int, toys: np.ndarray,
                    sp: int, supply: int, strict: bool) -> tuple[float, int]:
+        """The best (score, cell) for the card over ``cells`` and both rotations."""
         best, arg = -1e9, int(cells[0])
         for c in cells:
             c = int(c)
@@ -223,6 +282,7 @@ class IfItFitsHeuristicAgent(Agent):
 
     # --- policy ------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action for the phase (see the module docstring)."""
         legal = legal_actions(action_mask)
         obs = observation.astype(np.int64)
         e = self._extra(obs)
@@ -231,7 +291,7 @@ class IfItFitsHeuristicAgent(Agent):
             return B + A_DRAW
         if ph in ("cell", "rotation"):
             o, toys, sp = self._card(e["hand"][e["sel"]])
-            strict = bool(self.adv) and not obs[-2]
+            strict = bool(self.adv) and not obs[self.Y + Y_RELAX]
             if ph == "cell":
                 return self._best_cell(obs, legal, o, toys, sp, e["supply"], strict)[1]
             cell = e["selcell"]
@@ -240,10 +300,11 @@ class IfItFitsHeuristicAgent(Agent):
             return int(legal[int(np.argmax(scores))])
         if ph == "play":
             best, arg = -1e9, int(legal[0])
-            cells = np.flatnonzero((obs[:T] == 0) & self._frontier(obs))
+            cells = np.flatnonzero((obs[PK_KIND * T:PK_KIND * T + T] == CK_EMPTY) &
+                                   self._frontier(obs))
             for a in legal:
-                row = e["hand"][int(a - B)]
-                if row[0] == 2:
+                row = e["hand"][int(a - B - A_HAND)]
+                if row[CR_KIND] == HK_PRINCESS:
                     s = self._princess_value(obs) - 1.0
                 else:
                     o, toys, sp = self._card(row)
@@ -274,7 +335,7 @@ class IfItFitsHeuristicAgent(Agent):
             return int(legal[int(np.argmax(scores))])
         if ph == "toy_cell":
             toys = e["toy"].astype(np.int64)
-            return self._best_cell(obs, legal, 15, toys, 0, e["supply"], False)[1]
+            return self._best_cell(obs, legal, ALL_OPEN, toys, 0, e["supply"], False)[1]
         if ph == "princess":
             scores = [self._target_value(obs, int(a)) + self.rng.random() * 1e-3
                       for a in legal]
@@ -284,8 +345,9 @@ class IfItFitsHeuristicAgent(Agent):
         return int(legal[self.rng.randrange(legal.size)])
 
     def _frontier(self, obs: np.ndarray) -> np.ndarray:
+        """Cells next to an occupied cell (boolean, per cell)."""
         R, C = self.R, self.C
-        occ = (obs[:self.T] > 0).reshape(R, C)
+        occ = (obs[PK_KIND * self.T:PK_KIND * self.T + self.T] != CK_EMPTY).reshape(R, C)
         f = np.zeros((R, C), bool)
         f[1:] |= occ[:-1]
         f[:-1] |= occ[1:]
@@ -294,22 +356,24 @@ class IfItFitsHeuristicAgent(Agent):
         return f.ravel()
 
     def _target_value(self, obs: np.ndarray, a: int) -> float:
+        """Value of replacing the cat at action ``a`` (slot or cell) by a Princess."""
         T = self.T
         if a >= T:  # an awake cat on a slot
             s = a - T
-            owner = obs[NPL * T + s]
+            owner = obs[NPLANES * T + s]
             cell = s
         else:
-            owner = obs[6 * T + a]
-            cell = _nb(a, int(obs[7 * T + a]) - 1, self.R, self.C)
+            owner = obs[PK_OWNER * T + a]
+            cell = _nb(a, int(obs[PK_JOIN * T + a]) - 1, self.R, self.C)
         v, share, _ = box_eval(obs, self.R, self.C, self.n, self.nt, cell, -1, 0, 0, 0, 0, 0,
                                self.adv)
-        return (-share if owner != 1 else share - 5.0) + 0.1 * v
+        return (-share if owner != REL_SELF else share - 5.0) + 0.1 * v
 
     def _princess_value(self, obs: np.ndarray) -> float:
+        """The best value of playing a Princess on an opponent's awake cat."""
         T, S = self.T, self.S
         best = -5.0
         for s in range(S):
-            if 1 < obs[NPL * T + s] <= 5:
+            if REL_SELF < obs[NPLANES * T + s] <= MAX_PLAYERS:  # an opponent's awake cat
                 best = max(best, self._target_value(obs, T + s))
         return best

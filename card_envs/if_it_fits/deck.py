@@ -18,12 +18,19 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.errors import OptionError
+from card_envs.if_it_fits.layout import (  # noqa: F401  (FIELDS: also read as deck.FIELDS)
+    ALL_OPEN,
+    FIELDS,
+    KIND_BOX,
+    KIND_START,
+    KIND_TOY,
+    MAX_ICONS,
+    NUM_START,
+    SIDES,
+    TOYS,
+)
 
-TOYS = ("ball", "mouse", "yarn")
-SIDES = "NESW"
-KIND_BOX, KIND_START, KIND_TOY = 0, 1, 2
-FIELDS = 6  # kind, open bits, ball, mouse, yarn, sprayer
-MAX_BOX, MAX_TOY, NUM_START = 110, 10, 5
+MAX_BOX, MAX_TOY = 110, 10
 DATA = Path(__file__).parent / "data" / "deck.json"
 
 SHAPES = (("X", "NESW"), ("T1", "ESW"), ("T2", "NSW"), ("I1", "NS"), ("I2", "EW"),
@@ -52,12 +59,14 @@ def generate_default() -> dict[str, Any]:
 
 
 def _int(x: Any, lo: int, hi: int, what: str) -> int:
+    """``x`` as an int in ``lo..hi``, or OptionError."""
     if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
         raise OptionError(f"if_it_fits deck: {what} must be an int in {lo}..{hi}, got {x!r}")
     return int(x)
 
 
 def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
+    """The canonical form of one card of a user deck, or OptionError."""
     if not isinstance(c, Mapping):
         raise OptionError(f"if_it_fits deck: {where} must be an object, got {c!r}")
     allowed = {"name", "toys"} if toy_card else {"name", "open", "toys", "sprayer"}
@@ -70,7 +79,7 @@ def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
     toys = c.get("toys", {})
     if not isinstance(toys, Mapping) or set(toys) - set(TOYS):
         raise OptionError(f"if_it_fits deck: {where} toys must map {list(TOYS)} to counts")
-    out: dict[str, Any] = {"name": name, "toys": {t: _int(toys[t], 0, 9, f"{where} {t}")
+    out: dict[str, Any] = {"name": name, "toys": {t: _int(toys[t], 0, MAX_ICONS, f"{where} {t}")
                                                   for t in TOYS if t in toys}}
     if not toy_card:
         open_ = c.get("open")
@@ -79,7 +88,7 @@ def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
             raise OptionError(f"if_it_fits deck: {where} open must be a subset of 'NESW', "
                               f"got {open_!r}")
         out["open"] = "".join(s for s in SIDES if s in open_)
-        out["sprayer"] = _int(c.get("sprayer", 0), 0, 9, f"{where} sprayer")
+        out["sprayer"] = _int(c.get("sprayer", 0), 0, MAX_ICONS, f"{where} sprayer")
     return out
 
 
@@ -111,6 +120,7 @@ def validate(deck: Any) -> dict[str, Any]:
 
 
 def load_default() -> dict[str, Any]:
+    """The default deck (``data/deck.json``), validated."""
     return validate(json.loads(DATA.read_text()))
 
 
@@ -120,12 +130,13 @@ def card_table(deck: Mapping[str, Any]) -> np.ndarray:
     for key, kind in (("box_cards", KIND_BOX), ("start_cards", KIND_START),
                       ("special_toy_cards", KIND_TOY)):
         for c in deck[key]:
-            bits = 15 if kind == KIND_TOY else sum(1 << SIDES.index(s) for s in c["open"])
+            bits = ALL_OPEN if kind == KIND_TOY else sum(1 << SIDES.index(s) for s in c["open"])
             rows.append([kind, bits, *(c["toys"].get(t, 0) for t in TOYS),
                          c.get("sprayer", 0)])
     return np.asarray(rows, np.int32).ravel()
 
 
 def card_names(deck: Mapping[str, Any]) -> list[str]:
+    """Card names by card id (box cards, then start, then toy cards)."""
     return [c["name"] for k in ("box_cards", "start_cards", "special_toy_cards")
             for c in deck[k]]

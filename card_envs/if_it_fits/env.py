@@ -1,7 +1,7 @@
 """If It Fits (``if_it_fits_v0``): build cardboard boxes from cards, fill them with cat toys and
 put your cats in the boxes that score best.
 
-Rules: ``shared/rules/if_it_fits.md`` (every **Decision:** there is implemented).
+Rules: ``docs/rules/if_it_fits.md`` (the rules as implemented, every **Decision:** included).
 
 Version ``0``. 2-5 players. Options: ``num_players`` (2), ``start_player`` (0 or
 ``"random"``), ``reward_mode`` (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``:
@@ -23,10 +23,15 @@ pile). Start cards: the start player picks a start card and a rotation for the c
   the card just played, or **skip**; asked only if a slot is possible and a cat is in supply);
   Princess: ``princess`` (the cat to replace: a slot or a sleeping cat's cell).
 * ``discard`` (hand position) when no card in the hand can be played.
-* B: ``sleep_cell`` -> ``sleep_dir`` (the neighbouring card whose box the cat joins).
+* B: ``sleep_cell`` -> ``sleep_dir`` (the neighbouring card whose box the cat joins). The
+  cat rule is judged on the box it joins only (**Decision** of the spec): a cell is legal if
+  some neighbouring card shows it an open side and that card's box has no cat of another
+  player or a Princess unless the seat has a cat there too; an open side of another box that
+  the sleeping cat merely faces is shut by it, whoever has cats there.
 * End: the pile is empty or a seat's supply is empty (fifth cat) at the end of a turn. Then
   turns go on with ``play`` / ``discard`` only; a seat with an empty hand gets ``pass``. The
-  game ends when every hand is empty. Scoring per box as in the spec; ties: fewest minus points.
+  game ends when every hand is empty. Scoring per box as in the rules; ties: fewest minus
+  points.
 
 **Decisions not in the rule text** (tested):
 
@@ -41,7 +46,8 @@ pile). Start cards: the start player picks a start card and a rotation for the c
 * Dealing the hands from the box cards only is the spec's "a special toy card drawn now goes
   back, the pile is shuffled, draw again" (same distribution).
 * The first turn after the start cards is the start player's.
-* A Princess in the hand is playable only if some player's cat is on the table.
+* A Princess in the hand is playable only if some player's cat is on the table; it replaces
+  players' cats only, never another Princess.
 * The selected hand position (not the card) is public while a card is being placed.
 * ``resample`` keeps the number of Princesses each other seat holds and per pile segment, and
   the card currently being placed; everything else hidden is redrawn.
@@ -66,7 +72,8 @@ Action space ``Discrete(T + S + 20)`` with ``T = rows*cols`` cells (``r*cols + c
 
 Observation ``Box(int8, (8T + S + 6NT + 87 + 2n,))`` (``NT`` special toy cards in the deck, 3
 by default; 1187 entries for 2 players on 11 x 11), seats relative to the observer (observer =
-1 in cat-owner codes, 0 in per-seat vectors):
+1 in cat-owner codes, 0 in per-seat vectors); the offsets are named in
+``card_envs/if_it_fits/layout.py`` (``PK_*``, ``TR_*``, ``CR_*``, ``O_*`` from X, ``Y_*`` from Y):
 
 | index                 | meaning                                                          |
 |-----------------------|------------------------------------------------------------------|
@@ -119,5 +126,6 @@ from card_envs.if_it_fits.game import IfItFitsGame
 
 
 class IfItFitsEnv(CardEnv):
+    """The If It Fits AEC environment (documentation: this module's docstring)."""
     __doc__ = __doc__
     game_class = IfItFitsGame

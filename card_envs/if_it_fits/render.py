@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from card_envs.core.kernels import CUR
-from card_envs.if_it_fits import board as Bd
+from card_envs.if_it_fits import layout as L
+from card_envs.if_it_fits.board import rot_open
 
 if TYPE_CHECKING:
     from card_envs.if_it_fits.game import IfItFitsGame
@@ -23,14 +24,14 @@ def render(game: IfItFitsGame, state: np.ndarray) -> str:
     cells = game.arr(state, "cell", T)
     slots = game.arr(state, "slot", game.S)
     cur = int(state[CUR])
-    head = f"If It Fits  phase {game.phase_name(state)}  pile {int(state[Bd.S_PN])}"
+    head = f"If It Fits  phase {game.phase_name(state)}  pile {int(state[L.S_PN])}"
     head += f"  to act: player_{cur}" if cur >= 0 else "  game over"
-    if state[Bd.S_ENDTRIG]:
+    if state[L.S_ENDTRIG]:
         head += "  END TRIGGERED"
     lines = [head]
-    lines.append("supplies " + " ".join(str(int(state[Bd.S_SUPPLY + q]))
+    lines.append("supplies " + " ".join(str(int(state[L.S_SUPPLY + q]))
                                         for q in range(game.num_players)) +
-                 "  hands " + " ".join(str(int(state[Bd.S_HANDN + q]))
+                 "  hands " + " ".join(str(int(state[L.S_HANDN + q]))
                                        for q in range(game.num_players)))
     for r in range(game.rows):
         top, mid, bot = [], [], []
@@ -43,16 +44,16 @@ def render(game: IfItFitsGame, state: np.ndarray) -> str:
                 bot.append("     ")
                 continue
             if v < 0:
-                who = "P" if v == -6 else str(-v - 1)
+                who = "P" if v == L.CELL_PRINCESS else str(-v - 1)
                 top.append("+---+")
                 mid.append(f"|Z{who} |")
                 bot.append("+---+")
                 continue
             cid, rot = (v - 1) // 2, (v - 1) % 2
-            o = Bd.rot_open(int(game.cfg[Bd.CF_TABLE + cid * Bd.FIELDS + 1]), rot)
-            tb = Bd.CF_TABLE + cid * Bd.FIELDS
-            toys = "".join(TOY[k] * int(game.cfg[tb + 2 + k]) for k in range(3))
-            toys += "!" * int(game.cfg[tb + 5])
+            tb = L.CF_TABLE + cid * L.FIELDS
+            o = rot_open(int(game.cfg[tb + L.F_OPEN]), rot)
+            toys = "".join(TOY[k] * int(game.cfg[tb + L.F_BALL + k]) for k in range(3))
+            toys += "!" * int(game.cfg[tb + L.F_SPRAY])
             mark = ""
             if r > 0 and slots[i - C]:
                 mark = _slot(int(slots[i - C]))
@@ -64,8 +65,9 @@ def render(game: IfItFitsGame, state: np.ndarray) -> str:
 
 
 def _slot(v: int) -> str:
-    if v <= Bd.MAX_PLAYERS:
+    """The label of slot code ``v``: C<seat>, CP (Princess) or T<k> (toy card k)."""
+    if v <= L.MAX_PLAYERS:
         return f"C{v - 1}"
-    if v == Bd.SLOT_PRINCESS:
+    if v == L.SLOT_PRINCESS:
         return "CP"
-    return f"T{v - Bd.SLOT_TOY}"
+    return f"T{v - L.SLOT_TOY}"

@@ -1,5 +1,5 @@
 """Plain-Python reference model of If It Fits (boxes, masks, scoring) and position helpers
-for tests/test_if_it_fits.py."""
+for tests/if_it_fits/test_if_it_fits*.py."""
 
 from __future__ import annotations
 
@@ -13,11 +13,24 @@ from hypothesis import HealthCheck, settings
 import card_envs
 from card_envs.core import kernels as K
 from card_envs.if_it_fits import deck as D
-from card_envs.if_it_fits.game import boxes
+from card_envs.if_it_fits.layout import (
+    A_DIR,
+    A_DRAW,
+    A_END,
+    A_HAND,
+    A_PASS,
+    A_ROT,
+    A_SKIP,
+    A_SLEEP,
+    A_START,
+    NUM_START,
+    SIDES,
+    TOYS,
+)
+from card_envs.if_it_fits.scoring import boxes
 
 ENV = "if_it_fits_v0"
 DECK = json.loads(D.DATA.read_text())
-SIDES = "NESW"
 DR = {0: (-1, 0), 1: (0, 1), 2: (1, 0), 3: (0, -1)}
 PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -66,7 +79,7 @@ class Model:
 
     def toys(self, x: Any) -> list[int]:
         c = self.cards.get(x["card"]) or self.toycards[x["card"]]
-        return [c["toys"].get(t, 0) for t in D.TOYS]
+        return [c["toys"].get(t, 0) for t in TOYS]
 
     def joined(self, r: int, c: int, d: int) -> bool:
         a = self.cell(r, c)
@@ -130,7 +143,7 @@ class Model:
                         continue
                     if "toy" in s:
                         for t, v in enumerate(self.toycards[s["toy"]]["toys"].get(t, 0)
-                                              for t in D.TOYS):
+                                              for t in TOYS):
                             toys[t] += v
                     elif s["cat"] == "princess":
                         princesses += 1
@@ -226,13 +239,13 @@ class Model:
         cats_on_table = sum(5 - x for x in d["supplies"])
         res: set[int] = set()
         if ph == "turn":
-            res.add(B + 16)
+            res.add(B + A_DRAW)
             if d["supplies"][p] > 0 and any(sleep_dirs(r, c) for r, c in frontier):
-                res.add(B + 17)
+                res.add(B + A_SLEEP)
         elif ph == "play":
             for h, name in enumerate(hand):
                 if (name == "princess" and cats_on_table) or (name != "princess" and frontier):
-                    res.add(B + h)
+                    res.add(B + A_HAND + h)
         elif ph == "cell":
             name = hand[d["selected_hand"]]
             for r, c in frontier:
@@ -243,13 +256,13 @@ class Model:
             r, c = d["selected_cell"]
             for rot in range(2):
                 if not strict or fits(r, c, opens(name, rot)):
-                    res.add(B + 3 + rot)
+                    res.add(B + A_ROT + rot)
         elif ph == "cat":
             r, c = d["played_cell"]
             for s in ((r - 1) * C + c, r * C + c):
                 if 0 <= s < S and slot_ok(s):
                     res.add(T + s)
-            res.add(B + 18)
+            res.add(B + A_SKIP)
         elif ph == "toy_slot":
             res = {T + s for s in range(S) if slot_ok(s)}
         elif ph == "toy_cell":
@@ -267,20 +280,20 @@ class Model:
         elif ph == "sleep_cell":
             res = {r * C + c for r, c in frontier if sleep_dirs(r, c)}
         elif ph == "sleep_dir":
-            res = {B + 5 + dd for dd in sleep_dirs(*d["selected_cell"])}
+            res = {B + A_DIR + dd for dd in sleep_dirs(*d["selected_cell"])}
         elif ph == "discard":
-            res = {B + h for h in range(len(hand))}
+            res = {B + A_HAND + h for h in range(len(hand))}
         elif ph == "pass":
-            res = {B + 19}
+            res = {B + A_PASS}
         elif ph == "start_card":
             used = set(d["start_cards_used"])
-            res = {B + 9 + k for k in range(5) if f"S{k + 1}" not in used}
+            res = {B + A_START + k for k in range(5) if f"S{k + 1}" not in used}
         elif ph == "start_end":
             row = R // 2
             for e, col in enumerate((d["start_row"][0] - 1, d["start_row"][1] + 1)):
                 if 0 <= col < C and (not strict or any(
                         fits(row, col, opens(d["selected_start"], rot)) for rot in range(2))):
-                    res.add(B + 14 + e)
+                    res.add(B + A_END + e)
         return res
 
 
@@ -335,9 +348,9 @@ def position(env: Any, cells: dict, slots: dict | None = None, hands: list | Non
     for h in hands:
         used.update(x for x in h if x != "princess")
     in_hands_pr = sum(h.count("princess") for h in hands)
-    rest = [c for c in g.card_names[:g.nb] + g.card_names[g.nb + 5:] if c not in used]
+    rest = [c for c in g.card_names[:g.nb] + g.card_names[g.nb + NUM_START:] if c not in used]
     pile = rest + ["princess"] * (g.npr - on_table_pr - in_hands_pr)
-    starts = [x for x in g.card_names[g.nb:g.nb + 5] if x in used]
+    starts = [x for x in g.card_names[g.nb:g.nb + NUM_START] if x in used]
     d.update(table=table, slots=srows, hands=hands, draw_pile=pile,
              pile_segments=[0, len(pile)], discarded=[], supplies=[5 - k for k in cats],
              end_triggered=False, start_cards_laid=len(starts), start_cards_used=starts,
