@@ -83,6 +83,11 @@ class ArenaResult:
         return {"env_id": self.env_id, "agents": list(self.agent_specs), "games": self.games,
                 "num_players": self.num_players, "seed": self.seed, **self.game_options}
 
+    def untimed_log(self) -> list[dict[str, Any]]:
+        """The per-game log without the wall-clock ``think_ms``: what two runs of the same
+        seed, agents and code share exactly."""
+        return [{k: v for k, v in g.items() if k != "think_ms"} for g in self.log]
+
     @property
     def points_order(self) -> str:
         """Which way the game's points go (``"lower is better"`` in Slide), for reading the

@@ -275,6 +275,7 @@ def _run_parallel(env_id: str, specs: list[str | None], n: int, game_options: di
 
 def rerun(result: ArenaResult, workers: int = 1, progress: bool = False) -> ArenaResult:
     """Play the run recorded in ``result`` (or in its JSON, via
-    :meth:`ArenaResult.from_json`) again; same log unless the code, the versions or a
-    time-budgeted agent changed."""
+    :meth:`ArenaResult.from_json`) again: the same games (``untimed_log()`` equal: only the
+    ``think_ms`` wall-clock times differ) unless the code, the versions or a time-budgeted
+    agent (``mcts:ms=...``) changed."""
     return run_arena(**result.run_args, workers=workers, progress=progress)

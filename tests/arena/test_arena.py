@@ -360,6 +360,7 @@ def test_rerun_repeats_the_log(tmp_path: Path) -> None:
                              "games": 4, "num_players": 2, "seed": 6, "penguins_per_player": 2}
     again = rerun(back)
     assert _untimed(again.log) == _untimed(res.log)
+    assert again.untimed_log() == res.untimed_log() == _untimed(res.log)
     assert _strip(run_arena(**back.run_args, progress=False).to_json()) == _strip(res.to_json())
     inst = run_arena("slide", [RandomAgent("slide_v0"), "random"], 2, progress=False)
     assert inst.agent_specs == [None, "random"]
