@@ -7,7 +7,9 @@
 
 Layers (imports go one way, left to right): ``card_envs.core`` (protocol, base envs, batched
 engine, registry) -> ``card_envs.<game>`` (one folder per game) -> ``agents`` -> ``card_envs.arena``
-and ``card_envs.rl`` -> ``card_envs.cli``. Importing the package configures nothing global.
+and ``card_envs.rl`` -> ``card_envs.cli``. Importing the package registers the games with
+Gymnasium (``gymnasium.make("card_envs/Slide-v0")``, the single-agent view) and configures
+nothing else: no numba, thread or logging settings.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from card_envs.core.registry import (
     make_raw,
     manifest,
     register,
+    register_gymnasium,
     resolve_env_id,
 )
 
 __version__ = "0.1.0"
 
 sys.modules["card_envs.vector"] = vector  # ``import card_envs.vector`` keeps working
+register_gymnasium()  # gymnasium.make("card_envs/Slide-v0", opponents="heuristic")
 for _id in ENV_IDS:
     _mod = env_module(_id)
     sys.modules[f"card_envs.{_id}"] = _mod

@@ -80,3 +80,24 @@ def test_game_names_are_accepted_everywhere() -> None:
         assert card_envs.vector.make(m.name, num_envs=2, seed=0).num_envs == 2
     with pytest.raises(OptionError, match="unknown game 'chess'.*slide"):
         card_envs.make_raw("chess")
+
+
+def test_gymnasium_registration() -> None:
+    """Every game is a Gymnasium env id (the single-agent view, opponents as kwargs), also
+    without importing card_envs first (``module:id``)."""
+    import gymnasium
+
+    ids = {card_envs.core.registry.gymnasium_id(m) for m in card_envs.core.registry.manifests()}
+    assert {"card_envs/Slide-v0", "card_envs/Isflak-v0", "card_envs/OpGladIJs-v0",
+            "card_envs/Flipology-v0", "card_envs/IfItFits-v0"} <= ids
+    assert ids <= set(gymnasium.registry)
+    env = gymnasium.make("card_envs/Slide-v0", opponents="heuristic", num_players=3)
+    obs, info = env.reset(seed=0)
+    mask = env.unwrapped.action_masks()
+    obs2, reward, term, trunc, info = env.step(int(np.flatnonzero(mask)[0]))
+    assert env.observation_space.contains(obs2) and not trunc
+    code = ("import gymnasium; e = gymnasium.make('card_envs:card_envs/Isflak-v0'); "
+            "print(e.reset(seed=1)[0].shape)")
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert out.stdout.strip().startswith("(")

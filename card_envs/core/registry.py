@@ -41,6 +41,35 @@ def register(manifest: GameManifest) -> None:
     if manifest.env_id in _MANIFESTS and _MANIFESTS[manifest.env_id] != manifest:
         raise ValueError(f"env id {manifest.env_id!r} is already registered (differently)")
     _MANIFESTS[manifest.env_id] = manifest
+    _register_gymnasium(manifest)
+
+
+def gymnasium_id(m: GameManifest) -> str:
+    """The Gymnasium id of a game's single-agent view: ``card_envs/Slide-v0`` (the env class
+    name without ``Env``, the env id's version)."""
+    cls = m.env.rpartition(":")[2]
+    name = cls[:-3] if cls.endswith("Env") else cls
+    version = m.env_id.rpartition("_v")[2] if "_v" in m.env_id else "0"
+    return f"card_envs/{name}-v{version}"
+
+
+def _register_gymnasium(m: GameManifest) -> None:
+    """``gymnasium.make("card_envs/Slide-v0", opponents=..., **options)``: the learner's seat
+    of :class:`card_envs.rl.SingleAgentEnv` (a path, loaded by Gymnasium on first ``make``)."""
+    import gymnasium
+
+    gid = gymnasium_id(m)
+    if gid not in gymnasium.registry:
+        gymnasium.register(gid, entry_point="card_envs.rl.single_agent:SingleAgentEnv",
+                           kwargs={"env_id": m.env_id}, disable_env_checker=False)
+
+
+def register_gymnasium() -> None:
+    """Register every game with Gymnasium under the ``card_envs/`` namespace (``import
+    card_envs`` does this, as ``ale_py`` and ``minigrid`` do for theirs; nothing else of
+    Gymnasium's or any other library's state is touched)."""
+    for m in _MANIFESTS.values():
+        _register_gymnasium(m)
 
 
 def unregister(env_id: str) -> None:
