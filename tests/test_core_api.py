@@ -101,3 +101,17 @@ def test_gymnasium_registration() -> None:
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
                          text=True, timeout=120, check=True)
     assert out.stdout.strip().startswith("(")
+
+
+def test_global_state_for_centralized_critics() -> None:
+    """``state()`` shows what a seat cannot see (a resample for seat 0 changes it while seat
+    0's observation stays), so a critic gets the full information."""
+    env = card_envs.make_raw("slide_v0")
+    env.reset(seed=4)
+    obs0 = env.observe("player_0")["observation"]
+    alt = env.resample(0, 3)
+    assert np.array_equal(alt.observe("player_0")["observation"], obs0)
+    assert not np.array_equal(alt.state(), env.state())
+    par = card_envs.op_glad_ijs_v0.parallel_env()
+    par.reset(seed=0)
+    assert par.state_space.contains(par.state())

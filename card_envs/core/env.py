@@ -97,6 +97,21 @@ class CardEnvBase:
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of :meth:`state`: ``Box(int32, (state_size - 2,))``."""
+        i32 = np.iinfo(np.int32)
+        return spaces.Box(i32.min, i32.max, (self.game.state_size - K.RNG_HI - 1,), np.int32)
+
+    def state(self) -> np.ndarray:
+        """The full-information global state, for centralized critics (MAPPO and friends):
+        the engine's state array without its RNG words, i.e. ``CUR, PHASE, DONE, STEPS`` and
+        every game field, hidden ones included (offsets in ``card_envs/<game>/layout.py``,
+        shifted by 2). It is for training critics, never for acting: it shows every hand."""
+        if self._state is None:
+            raise ResetNeededError("reset() must be called before state()")
+        return self._state[K.RNG_HI + 1:].copy()
+
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 

@@ -157,12 +157,6 @@ class ParallelCardEnv(CardEnvBase, ParallelEnv):
         self.agents = []
         return obs, rewards, terms, truncs, infos
 
-    def state(self) -> np.ndarray:
-        """A copy of the engine state array (global view)."""
-        if self._state is None:
-            raise ResetNeededError("reset() must be called first")
-        return self._state.copy()
-
     # --- state I/O (as the AEC env) --------------------------------------------------------
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore a state saved at a window start (``current_player`` 0 or the end)."""

@@ -21,6 +21,7 @@ from card_envs.testing.checks import (
     check_determinism_across_processes,
     check_engine_loop,
     check_game,
+    check_global_state,
     check_hidden_information,
     check_invalid_options,
     check_masked_action_loses,
@@ -43,7 +44,8 @@ from card_envs.testing.kit import Case, cases, digest, play_steps, random_action
 __all__ = [
     "PER_CASE", "PER_GAME", "RANDOMIZED", "Case", "cases", "check_bad_actions",
     "check_bad_state_dicts", "check_clone_independent", "check_determinism_across_processes",
-    "check_engine_loop", "check_game", "check_hidden_information", "check_invalid_options",
+    "check_engine_loop", "check_game", "check_global_state", "check_hidden_information",
+    "check_invalid_options",
     "check_masked_action_loses", "check_matches_pettingzoo_wrappers",
     "check_module_entry_points", "check_numpy_integers", "check_pettingzoo_api",
     "check_pettingzoo_seed", "check_random_play", "check_render_and_action_names",

@@ -316,6 +316,20 @@ def check_hidden_information(case: Case, seed: int, k: int) -> None:
         assert changed, "resample never changed the hidden state"
 
 
+def check_global_state(case: Case) -> None:
+    """``state()`` (for centralized critics) lies in ``state_space``, is the whole state but
+    the RNG words, is a copy, and follows the game; the parallel env (if any) has it too."""
+    env = _started(case)
+    g = env.state()
+    assert env.state_space.contains(g) and g.shape == env.state_space.shape
+    assert np.array_equal(g, env.state_array[K.RNG_HI + 1:])
+    g[:] = 0
+    assert not np.array_equal(env.state(), g), "state() must return a copy"
+    before = env.state()
+    play_steps(env, random.Random(1), 1)
+    assert not np.array_equal(env.state(), before), "state() did not follow a step"
+
+
 # --- batched engine -----------------------------------------------------------------------
 def check_vector_matches_aec(case: Case, num_envs: int = 3, seed: int = 77) -> None:
     """The batched engine plays the same games as AEC envs, across auto-resets."""
@@ -428,7 +442,7 @@ def check_matches_pettingzoo_wrappers(case: Case) -> None:
 #: Checks that take only the case, cheap enough for every configuration.
 PER_CASE: tuple[Callable[[Case], None], ...] = (
     check_pettingzoo_api, check_bad_actions, check_numpy_integers, check_masked_action_loses,
-    check_step_after_end, check_vector_matches_aec,
+    check_step_after_end, check_vector_matches_aec, check_global_state,
 )
 #: Checks run on one configuration per game.
 PER_GAME: tuple[Callable[[Case], None], ...] = (
