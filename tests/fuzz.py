@@ -5,15 +5,18 @@ of random positions (random play from random seeds, finished games included, som
 observer's view) and each game's full default options with its deck spelled out as data -- and
 damage them: wrong types, missing and extra keys, out-of-range and huge integers, floats,
 NaN, inf, bools for ints, negative counts, duplicated, moved or missing cards, wrong lengths,
-other phases and seats, all of it also deep inside nested lists.
+other phases and seats, all of it also deep inside nested lists. The strategies are in
+``fuzz_mutations.py``; the valid data they start from and the plausible values they draw (the
+default decks as data, random decks, header and option values) in ``fuzz_inputs.py``.
 
 The pass functions state the contract:
 
 * a state dict is either rejected with a *precise* :class:`StateDictError` (not one of the
   loader's safety-net wrappers around a stray ``TypeError``/``KeyError``...) and the env
-  keeps its old state (``kit.snapshot``), or accepted, and then ``check_state`` holds, the
-  dict round-trips, and random play to the end runs (masks non-empty while running,
-  observations inside the observation space for every seat, bounded step count);
+  keeps its old state (``card_envs.testing.snapshot``), or accepted, and then
+  ``check_state`` holds, the dict round-trips, and random play to the end runs (masks
+  non-empty while running, observations inside the observation space for every seat,
+  bounded step count);
 * a deck / option set is either rejected with :class:`OptionError` at env creation, or
   accepted, and then whole random games run with ``check_state`` holding along the way.
 
@@ -32,14 +35,13 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import math
 import os
 import random
 import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -50,293 +52,9 @@ import card_envs
 from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
 from card_envs.testing import Case, play_steps, snapshot
+from fuzz_inputs import full_options, header_values, option_values, random_deck
+from fuzz_mutations import Draw, mutate
 from test_kit import CASES
-
-Draw = Callable[..., Any]
-PathT = tuple[Any, ...]
-
-# --- values ----------------------------------------------------------------------------------
-NASTY: tuple[Any, ...] = (
-    None, True, False, 0, 1, -1, 2, 3, 7, 99, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**32,
-    2**63 - 1, 2**63, -2**63, -2**63 - 1, 2**64, 10**30, 0.0, 1.0, 2.5, -1.0, math.nan,
-    math.inf, -math.inf, "", "x", "0", "null", "empty", [], [None], [0, 0], [[]], {}, {"x": 1},
-    (0, 1), np.int64(-1), np.int64(2**62), np.int32(2**31 - 1), np.uint64(2**64 - 1),
-    np.float64("nan"), np.bool_(True), np.int8(3), np.zeros(2, np.int32), np.array(1),
-)
-INT_DELTAS = (-2, -1, 1, 2, 2**31, -2**31, 2**32)
-TYPO_KEYS = ("extra", "Game", "phases", "currentplayer", "seed", "observer ", "rngs")
-
-
-def _kind(x: Any) -> str:
-    """A coarse type class (so that values are copied / swapped between like places)."""
-    if isinstance(x, bool):
-        return "bool"
-    if isinstance(x, (int, np.integer)):
-        return "int"
-    if isinstance(x, str):
-        return "str"
-    if isinstance(x, list):
-        return "list"
-    if isinstance(x, dict):
-        return "dict"
-    return "other"
-
-
-# --- paths into nested data ------------------------------------------------------------------
-def locations(obj: Any, prefix: PathT = ()) -> list[PathT]:
-    """Every location (path of keys / indices) inside ``obj``'s dicts and lists."""
-    if isinstance(obj, dict):
-        items: Any = obj.items()
-    elif isinstance(obj, list):
-        items = enumerate(obj)
-    else:
-        return []
-    out: list[PathT] = []
-    for k, v in items:
-        out.append((*prefix, k))
-        out.extend(locations(v, (*prefix, k)))
-    return out
-
-
-def get_at(obj: Any, path: PathT) -> Any:
-    for k in path:
-        obj = obj[k]
-    return obj
-
-
-def set_at(obj: Any, path: PathT, value: Any) -> None:
-    get_at(obj, path[:-1])[path[-1]] = value
-
-
-def del_at(obj: Any, path: PathT) -> None:
-    del get_at(obj, path[:-1])[path[-1]]
-
-
-def _draw_path(draw: Draw, d: Any, pred: Callable[[PathT, Any], bool] | None = None
-               ) -> PathT | None:
-    """A location of ``d`` (a top-level key one time in three: the header matters)."""
-    paths = [p for p in locations(d) if pred is None or pred(p, get_at(d, p))]
-    if not paths:
-        return None
-    top = [p for p in paths if len(p) == 1]
-    if top and draw(st.integers(0, 2)) == 0:
-        return draw(st.sampled_from(top))
-    return draw(st.sampled_from(paths))
-
-
-# --- mutations -------------------------------------------------------------------------------
-def _nasty(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    p = _draw_path(draw, d)
-    if p is None:
-        return "nasty: nothing to change"
-    v = copy.deepcopy(draw(st.sampled_from(NASTY)))
-    set_at(d, p, v)
-    return f"{p} = {v!r}"
-
-
-def _near(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """An int moved a little (or by 2**31), a string replaced by another string of the dict,
-    a bool flipped, None replaced by a small int."""
-    p = _draw_path(draw, d, lambda p, v: _kind(v) in ("int", "str", "bool") or v is None)
-    if p is None:
-        return "near: nothing to change"
-    v = get_at(d, p)
-    k = _kind(v)
-    if k == "int":
-        new: Any = int(v) + draw(st.sampled_from(INT_DELTAS))
-    elif k == "bool":
-        new = not v
-    elif k == "str":
-        strings = sorted({x for q in locations(d) if isinstance(x := get_at(d, q), str)} -
-                         {v}) or ["?"]
-        new = draw(st.sampled_from(strings))
-    else:
-        new = draw(st.sampled_from([0, 1, -1]))
-    set_at(d, p, new)
-    return f"{p}: {v!r} -> {new!r}"
-
-
-def _alike(p: PathT, q: PathT) -> bool:
-    """Locations of the same shape: same depth, same dict keys, indices where ``p`` has them
-    (e.g. two cards of two piles)."""
-    return len(p) == len(q) and all(
-        isinstance(a, int) and isinstance(b, int) or a == b for a, b in zip(p, q))
-
-
-def _partner(draw: Draw, d: Any, p: PathT) -> PathT | None:
-    """Another location holding a different value of the same type class, not inside or
-    around ``p``; one of the same shape two times in three."""
-    v = get_at(d, p)
-    k = _kind(v)
-    cands = [q for q in locations(d) if q[:len(p)] != p and p[:len(q)] != q
-             and _kind(w := get_at(d, q)) == k and not _same(w, v)]
-    alike = [q for q in cands if _alike(p, q)]
-    if alike and draw(st.integers(0, 2)):
-        return draw(st.sampled_from(alike))
-    return draw(st.sampled_from(cands)) if cands else None
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except ValueError:  # numpy arrays
-        return False
-
-
-def _copy(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """Another location's value (of the same type class) copied here: duplicated cards."""
-    p = _draw_path(draw, d)
-    if p is None:
-        return "copy: nothing"
-    q = _partner(draw, d, p)
-    if q is None:
-        return "copy: no source"
-    set_at(d, p, copy.deepcopy(get_at(d, q)))
-    return f"{p} = copy of {q}"
-
-
-def _delete(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    p = _draw_path(draw, d)
-    if p is None:
-        return "delete: nothing"
-    del_at(d, p)
-    return f"del {p}"
-
-
-def _duplicate(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """A list element inserted a second time, somewhere in its list."""
-    p = _draw_path(draw, d, lambda p, v: isinstance(get_at(d, p[:-1]), list))
-    if p is None:
-        return "duplicate: no list"
-    lst = get_at(d, p[:-1])
-    i = draw(st.integers(0, len(lst)))
-    lst.insert(i, copy.deepcopy(get_at(d, p)))
-    return f"duplicate {p} at {i}"
-
-
-def _swap(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """Two values of the same type class exchanged (cards trade places: totals conserved)."""
-    p = _draw_path(draw, d)
-    if p is None:
-        return "swap: nothing"
-    q = _partner(draw, d, p)
-    if q is None:
-        return "swap: no partner"
-    a, b = get_at(d, p), get_at(d, q)
-    set_at(d, p, b)
-    set_at(d, q, a)
-    return f"swap {p} <-> {q}"
-
-
-def _move(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """A list element moved into another (or the same) list: a card changes pile."""
-    p = _draw_path(draw, d, lambda p, v: isinstance(get_at(d, p[:-1]), list))
-    if p is None:
-        return "move: no list"
-    v = get_at(d, p)
-    del_at(d, p)
-    lists = [q for q in locations(d) if isinstance(get_at(d, q), list)]
-    if not lists:
-        return f"move: dropped {p}"
-    q = draw(st.sampled_from(lists))
-    lst = get_at(d, q)
-    i = draw(st.integers(0, len(lst)))
-    lst.insert(i, v)
-    return f"move {p} -> {q}[{i}]"
-
-
-def _resize(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """A list shortened by its last element or extended by a copy of it / a nasty value."""
-    p = _draw_path(draw, d, lambda p, v: isinstance(v, list))
-    if p is None:
-        return "resize: no list"
-    lst = get_at(d, p)
-    if lst and draw(st.booleans()):
-        lst.pop()
-        return f"pop {p}"
-    v = copy.deepcopy(lst[-1] if lst and draw(st.booleans()) else draw(st.sampled_from(NASTY)))
-    lst.append(v)
-    return f"append {v!r} to {p}"
-
-
-def _add_key(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """An unknown key in the top-level dict or in a nested one (typos)."""
-    dicts = [()] + [q for q in locations(d) if isinstance(get_at(d, q), dict)]
-    q = draw(st.sampled_from(dicts))
-    target = get_at(d, q)
-    key = draw(st.sampled_from(TYPO_KEYS + tuple(f"{k}_" for k in target if isinstance(k, str))))
-    target[key] = copy.deepcopy(draw(st.sampled_from(NASTY[:12])))
-    return f"add key {key!r} in {q}"
-
-
-def _wrap(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """A value wrapped in a list / dict, or a list turned into a tuple."""
-    p = _draw_path(draw, d)
-    if p is None:
-        return "wrap: nothing"
-    v = get_at(d, p)
-    how = draw(st.sampled_from(["list", "dict", "tuple"]))
-    new = [v] if how == "list" else {"value": v} if how == "dict" else \
-        tuple(v) if isinstance(v, list) else (v,)
-    set_at(d, p, new)
-    return f"wrap {p} as {how}"
-
-
-def _shuffle(draw: Draw, d: Any, _: Mapping[str, list]) -> str:
-    """A list's elements in another order (a pile reshuffled, rows exchanged)."""
-    p = _draw_path(draw, d, lambda p, v: isinstance(v, list) and len(v) > 1)
-    if p is None:
-        return "shuffle: no list"
-    lst = get_at(d, p)
-    order = draw(st.permutations(range(len(lst))))
-    set_at(d, p, [lst[i] for i in order])
-    return f"shuffle {p} as {order}"
-
-
-def _plausible(draw: Draw, d: Any, values: Mapping[str, list]) -> str:
-    """A top-level key set to a plausible value of that key (another phase, seat, size...)."""
-    keys = sorted(k for k in values if values[k] and not k.startswith("__"))
-    if not keys or not isinstance(d, dict):
-        return "plausible: nothing"
-    k = draw(st.sampled_from(keys))
-    v = copy.deepcopy(draw(st.sampled_from(values[k])))
-    d[k] = v
-    return f"{k} = {v!r}"
-
-
-def _transplant(draw: Draw, d: Any, values: Mapping[str, list]) -> str:
-    """Top-level keys taken from another valid dict of the same game (``values["__donor__"]``,
-    another random position): each value plausible, together inconsistent."""
-    donor = (values.get("__donor__") or [None])[0]
-    if not isinstance(donor, dict) or not isinstance(d, dict):
-        return "transplant: no donor"
-    keys = sorted(k for k in donor if k not in ("game", "version", "options"))
-    taken = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=3, unique=True))
-    for k in taken:
-        d[k] = copy.deepcopy(donor[k])
-    return f"from the donor: {taken}"
-
-
-MUTATIONS: dict[str, Callable[[Draw, Any, Mapping[str, list]], str]] = {
-    "nasty": _nasty, "near": _near, "copy": _copy, "delete": _delete,
-    "duplicate": _duplicate, "swap": _swap, "move": _move, "resize": _resize,
-    "add_key": _add_key, "wrap": _wrap, "shuffle": _shuffle, "plausible": _plausible,
-    "transplant": _transplant,
-}
-# some twice: they make the dicts that get past the shallow checks
-MUTATION_NAMES = (*MUTATIONS, "plausible", "near", "swap", "transplant", "transplant")
-
-
-def mutate(draw: Draw, base: Any, values: Mapping[str, list] | None = None,
-           max_mutations: int = 3) -> tuple[Any, list[str]]:
-    """A deep copy of ``base`` with 1..``max_mutations`` random mutations, and their log."""
-    d = copy.deepcopy(base)
-    log = []
-    for _ in range(draw(st.integers(1, max_mutations))):
-        name = draw(st.sampled_from(MUTATION_NAMES))
-        log.append(f"{name}: {MUTATIONS[name](draw, d, values or {})}")
-    return d, log
-
 
 LAST_LOG = ""  # what the last example did (for collected failures)
 
@@ -440,19 +158,6 @@ def _env(case: Case, role: str) -> Any:
     return _ENVS[key]
 
 
-def header_values(game: Any) -> dict[str, list]:
-    """Plausible (right type, maybe wrong) values of the shared header keys."""
-    n = game.num_players
-    return {
-        "phase": list(game.phases),
-        "current_player": [None, *range(-1, n + 1)],
-        "truncated": [True, False],
-        "steps": [0, 1, 2**30, 2**31 - 1, 2**31, -1],
-        "rng": [[0, 0], [-1, -1], [2**31 - 1, -2**31], [2**31, 0], [0, 2**32], [1],
-                [1, 2, 3], [0.0, 0], [True, 0]],
-    }
-
-
 STEPS_BEFORE = st.one_of(st.integers(0, 12), st.integers(0, 300), st.integers(0, 3000),
                          st.just(10**7))
 MAX_STEPS = 60_000  # a game from any accepted position ends within this many random steps
@@ -535,102 +240,6 @@ def transplant_sweep(case: Case, pairs: int, seed: int = 0, games: int = 3,
 
 
 # --- decks and options -------------------------------------------------------------------------
-def default_deck_data(env_id: str) -> Any:
-    """The game's default deck as plain data (what a user would pass as ``deck``)."""
-    if env_id == "op_glad_ijs_v0":
-        from card_envs.op_glad_ijs.deck import default_deck
-
-        return [{"code": c, "count": n, "set": s} for c, n, s in default_deck()]
-    if env_id == "flipology_v0":
-        from card_envs.flipology.deck import default_deck as flip_deck
-
-        return copy.deepcopy(flip_deck())
-    if env_id == "if_it_fits_v0":
-        from card_envs.if_it_fits.deck import load_default
-
-        return copy.deepcopy(load_default())
-    return None
-
-
-def random_deck(draw: Draw, env_id: str) -> Any:
-    """A deck built from scratch (not a mutation of the default): few or many types, extreme
-    counts, points, toys and shapes -- valid as a rule, sometimes just past a limit."""
-    ints = st.integers
-    if env_id == "op_glad_ijs_v0":
-        from card_envs.op_glad_ijs.deck import ANIMALS, HABITATS
-
-        codes = [(f"{a}/{h}", "base") for a in ANIMALS for h in HABITATS] + \
-            [(f"animals:{a}+{b}", "two_animals") for i, a in enumerate(ANIMALS)
-             for b in ANIMALS[i + 1:]] + \
-            [(f"habitats:{a}+{b}", "two_habitats") for i, a in enumerate(HABITATS)
-             for b in HABITATS[i + 1:]]
-        chosen = draw(st.lists(st.sampled_from(codes), min_size=1, max_size=50, unique=True))
-        return [{"code": c, "count": draw(ints(1, 9)), "set": kset} for c, kset in chosen]
-    if env_id == "flipology_v0":
-        from card_envs.flipology.layout import KIND_NAMES
-
-        groups = draw(st.lists(st.sampled_from(KIND_NAMES), min_size=1, max_size=30))
-        return {"cards": [{"kind": k, "points": [0 if k == "null" else draw(ints(0, 31))
-                                                 for _ in range(draw(ints(1, 12)))]}
-                          for k in groups]}
-    if env_id == "if_it_fits_v0":
-        sides = st.sampled_from(["", "N", "E", "NS", "EW", "NE", "ESW", "NESW", "SW", "W"])
-        toys = st.dictionaries(st.sampled_from(["ball", "mouse", "yarn"]), ints(0, 9))
-
-        def card(name: str) -> dict[str, Any]:
-            return {"name": name, "open": draw(sides), "toys": draw(toys),
-                    "sprayer": draw(st.sampled_from([0, 0, 1, 9]))}
-
-        return {"box_cards": [card(f"b{i}") for i in range(draw(ints(8, 112)))],
-                "start_cards": [card(f"s{i}") for i in range(5)],
-                "special_toy_cards": [{"name": f"t{i}", "toys": draw(toys)}
-                                      for i in range(draw(ints(0, 11)))]}
-    return None
-
-
-def full_options(case: Case) -> dict[str, Any]:
-    """The case's options with every default spelled out and the deck as data."""
-    game_class = card_envs.env_class(case.env_id).game_class
-    opts = {**{k: copy.deepcopy(s.default) for k, s in game_class.option_specs().items()},
-            **copy.deepcopy(case.options)}
-    if "deck" in opts and opts["deck"] is None:
-        opts["deck"] = default_deck_data(case.env_id)
-    if isinstance(opts.get("table"), tuple):
-        opts["table"] = list(opts["table"])
-    if case.env_id == "isflak_v0" and opts["penguins_per_player"] is None:
-        from card_envs.isflak.game import PENGUINS_TABLE
-
-        opts["penguins_per_player"] = PENGUINS_TABLE[opts["num_players"]]
-    return opts
-
-
-def option_values(case: Case) -> dict[str, list]:
-    """Plausible values per option (right type, maybe out of range)."""
-    g = card_envs.env_class(case.env_id).game_class
-    bools = [True, False, 0, 1, None]
-    out: dict[str, list] = {
-        "num_players": list(range(g.min_players - 1, g.max_players + 2)),
-        "start_player": ["random", -1, 0, 1, g.max_players, "first"],
-        "reward_mode": [*g.reward_modes, "score"],
-    }
-    extra = {
-        "isflak_v0": {"penguins_per_player": [None, 0, 1, 2, 3, 4, 5, 8, 9, 16, 17],
-                      "card_points": [[0, 0, 0], [20, 20, 20], [21, 0, 0], [-1, 1, 1],
-                                      {"ace": 1, "face": 1}, [1, 2]]},
-        "op_glad_ijs_v0": {"max_turned": [0, 1, 2, 5, 10**6, 10**6 + 1, 2**31],
-                           "advanced": bools, "two_animals": bools, "two_habitats": bools,
-                           "deck": [None, [], "deck.json"]},
-        "flipology_v0": {"variant": ["nature", "great_tree", "tree"], "moon": bools,
-                         "wolves": bools, "series": bools, "max_games": [0, 1, 2, 100, 101],
-                         "deck": [None, {"cards": []}]},
-        "if_it_fits_v0": {"table": [[3, 5], [21, 21], [2, 5], [3, 4], [22, 5], (4, 6),
-                                    [3, 5, 1]], "advanced": bools,
-                          "deck": [None, "no/such/deck.json", {}]},
-    }
-    out.update(extra.get(case.env_id, {}))
-    return out
-
-
 OPTION_GAMES = 2  # whole random games played with an accepted deck / option set
 OPTION_MAX_STEPS = 4000  # per game (a max_turned of 10**6 would run for millions of steps)
 

@@ -5,7 +5,7 @@ measured by `make bench` and `benchmarks/throughput.py --contended-only`, not in
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import subprocess
 import sys
@@ -18,16 +18,16 @@ import card_envs
 from card_envs import vector
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "throughput.py"
+BENCHMARKS = ROOT / "benchmarks"
+SCRIPT = BENCHMARKS / "throughput.py"
 
 
-def _throughput_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("throughput_under_test", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while it runs
-    spec.loader.exec_module(mod)
-    return mod
+def _bench_module(name: str) -> ModuleType:
+    """A module of benchmarks/, imported the way the scripts import each other (their folder
+    on ``sys.path``: ``throughput.py`` imports ``common`` and ``contended``)."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    return importlib.import_module(name)
 
 
 def test_throughput_script_smoke(tmp_path: Path) -> None:
@@ -48,13 +48,13 @@ def test_throughput_script_smoke(tmp_path: Path) -> None:
 
 
 def test_busy_core_runs_inside_the_block_and_always_stops() -> None:
-    tp = _throughput_module()
-    with tp.BusyCore() as busy:
+    contended = _bench_module("contended")
+    with contended.BusyCore() as busy:
         (proc,) = busy.procs
         assert proc.poll() is None, "the busy process spins while the block runs"
     assert proc.poll() is not None and busy.returncodes == [proc.returncode]
     with pytest.raises(KeyboardInterrupt):
-        with tp.BusyCore() as busy:
+        with contended.BusyCore() as busy:
             (proc,) = busy.procs
             raise KeyboardInterrupt
     assert proc.poll() is not None, "stopped on Ctrl-C too"

@@ -1,4 +1,5 @@
-"""The doors for user data, fuzzed (mutation strategies and passes: ``tests/fuzz.py``).
+"""The doors for user data, fuzzed (passes: ``tests/fuzz.py``, mutation strategies:
+``tests/fuzz_mutations.py``).
 
 For every game and variant of the kit: mutated state dicts are rejected with a precise
 ``StateDictError`` (env unchanged) or accepted and playable to the end; every top-level field
@@ -21,6 +22,8 @@ import fuzz
 from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
 from card_envs.testing import Case, play_steps, snapshot
+from fuzz_inputs import default_deck_data, header_values
+from fuzz_mutations import mutate
 from if_it_fits_ref import fresh, position
 from test_kit import CASES, FIRST, FIRST_IDS, IDS
 
@@ -80,7 +83,7 @@ def test_mutations_change_the_dict_and_keep_the_base() -> None:
     @settings(max_examples=60, deadline=None, database=None)
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
-        bad, log = fuzz.mutate(data.draw, base, fuzz.header_values(env.game))
+        bad, log = mutate(data.draw, base, header_values(env.game))
         assert json.dumps(base) == frozen and len(log) >= 1
 
     run()
@@ -133,7 +136,7 @@ def test_unknown_and_missing_keys_are_named(case: Case) -> None:
     d = env.state_dict()
     e = _rejected(env, {**d, "current_playr": 0}, "unknown key")
     assert "current_playr" in str(e)
-    field = next(k for k in d if k not in fuzz.header_values(env.game) and
+    field = next(k for k in d if k not in header_values(env.game) and
                  k not in ("game", "version", "options"))
     e = _rejected(env, {k: v for k, v in d.items() if k != field}, "missing key")
     assert repr(field) in str(e)
@@ -182,13 +185,13 @@ def test_deck_and_variant_values_of_the_wrong_type() -> None:
     """Was: ValueError ('truth value of an array is ambiguous') leaking out of the Flipology
     deck kind and variant checks; Op Glad's deck set check reported numpy's message."""
     arr = np.zeros(2, np.int32)
-    flip = fuzz.default_deck_data("flipology_v0")
+    flip = default_deck_data("flipology_v0")
     flip["cards"][0]["kind"] = arr
     with pytest.raises(OptionError, match="card kind"):
         card_envs.make_raw("flipology_v0", deck=flip)
     with pytest.raises(OptionError, match="variant"):
         card_envs.make_raw("flipology_v0", variant=arr)
-    glad = fuzz.default_deck_data("op_glad_ijs_v0")
+    glad = default_deck_data("op_glad_ijs_v0")
     glad[0]["set"] = arr
     with pytest.raises(OptionError, match="set must be one of"):
         card_envs.make_raw("op_glad_ijs_v0", deck=glad)
