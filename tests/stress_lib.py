@@ -24,18 +24,6 @@ from card_envs.arena import ArenaResult, deal_seed, finish_ranks
 from card_envs.core import kernels as K
 from card_envs.core.game import Game
 
-# In which direction the winners' points are extreme, per game (+1: the highest points win,
-# -1: the lowest). Flipology has both: the Moon face up makes the lowest score win. In
-# ``reward_mode="points"`` the rewards are these points times the direction ("signed so that
-# higher is better", README).
-DIRECTIONS: dict[str, tuple[int, ...]] = {
-    "slide_v0": (-1,),
-    "isflak_v0": (1,),
-    "op_glad_ijs_v0": (1,),
-    "flipology_v0": (1, -1),
-    "if_it_fits_v0": (1,),
-}
-
 # the agent mix of the AEC runs: cheap search (few iterations and determinizations)
 AGENT_POOL: dict[str, str] = {
     "random": "random",
@@ -44,34 +32,20 @@ AGENT_POOL: dict[str, str] = {
 }
 
 
+def agent_pool(env_id: str) -> dict[str, str]:
+    """:data:`AGENT_POOL` without the heuristic for a game whose manifest names none."""
+    from card_envs.core.registry import manifest
+
+    has = manifest(env_id).heuristic is not None
+    return {k: v for k, v in AGENT_POOL.items() if has or k != "heuristic"}
+
+
 def length_cap(game: Game) -> int:
     """An upper bound on the number of actions of one game (a whole series for a Flipology
-    series), derived from the rules in ``/work/shared/rules``; loose except for Slide."""
-    n, o = game.num_players, game.options
-    if game.env_id == "slide_v0":
-        return 32 * n  # exact: 16 rounds of one reveal and one pick per seat
-    if game.env_id == "isflak_v0":
-        return 35  # each placement and each move uses up one of the 35 cards of the grid
-    if game.env_id == "op_glad_ijs_v0":
-        from card_envs.op_glad_ijs import rules as R
-
-        return o["max_turned"] * R.MAX_WINDOWS * n  # turned cards x windows x one choice each
-    if game.env_id == "flipology_v0":
-        from card_envs.flipology import layout as L
-
-        ncards, hand = int(game.cfg[L.G_NCARDS]), int(game.cfg[L.G_HANDN])
-        setup = 3 * n * (hand + 1)  # up to 3 rows per seat, a step per card, Regrowth choice
-        turn = 1 + L.CHAIN_LIMIT * (n + 4)  # the flip, then <= 64 effects of <= n + 4 choices
-        one = setup + 6 * n * turn + 2 * ncards  # <= 6 turns per seat; Hermit crab picks
-        return one * (o["max_games"] if o["series"] else 1)
-    if game.env_id == "if_it_fits_v0":
-        g: Any = game
-        pile = g.nb + g.nt + g.npr  # every draw takes a card of the pile
-        sleeps = 5 * n + g.npr  # cats leave the supply once, or again after a Princess
-        turns = pile + sleeps + 2 * n  # + playing out the initial hands
-        passes = n * turns  # in the end phase every round of turns plays a card
-        return 3 * n + 6 * turns + passes  # start cards; <= 6 steps per turn
-    raise AssertionError(f"no length cap for {game.env_id}")
+    series): the game's own ``max_length()``, derived from its rules."""
+    cap = game.max_length()
+    assert cap is not None and cap > 0, f"{game.env_id}: Game.max_length() gives no bound"
+    return cap
 
 
 def check_outcome(game: Game, points: np.ndarray, winners: np.ndarray,
@@ -83,7 +57,7 @@ def check_outcome(game: Game, points: np.ndarray, winners: np.ndarray,
     assert set(np.unique(winners).tolist()) <= {0, 1} and winners.sum() >= 1, \
         f"winners {winners.tolist()}: at least one seat wins"
     wp = points[winners == 1]
-    dirs = [d for d in DIRECTIONS[game.env_id]
+    dirs = [d for d in game.winner_points
             if np.all(wp == (points.max() if d > 0 else points.min()))]
     assert dirs, f"winners {winners.tolist()} do not hold the extreme points {points.tolist()}"
     mode = game.options["reward_mode"]
@@ -254,7 +228,7 @@ def run_aec(env_id: str, options: dict[str, Any], steps: int, seed: int,
     state, which they must leave unchanged. Checked at every step: :func:`check_aec_step`;
     every ``check_every``-th step and at every end ``check_state``; at the end
     :func:`check_aec_end`."""
-    pool = AGENT_POOL if pool is None else pool
+    pool = agent_pool(env_id) if pool is None else pool
     env = card_envs.make_raw(env_id, **options)
     game, n = env.game, env.game.num_players
     cap = length_cap(game)

@@ -16,7 +16,7 @@ from card_envs.arena import run_arena
 from card_envs.core import kernels as K
 from card_envs.testing import Case
 from stress_lib import (
-    AGENT_POOL,
+    agent_pool,
     arena_signature,
     check_arena,
     length_cap,
@@ -60,7 +60,7 @@ def _aec(case: Case, steps: int, check_every: int) -> None:
             max_len=st.max_len, state_checks=st.state_checks, moves=dict(st.moves))
     assert st.steps >= steps and st.games >= 1
     assert st.state_checks >= st.steps // check_every
-    assert set(st.moves) == set(AGENT_POOL), "every agent kind played"
+    assert set(st.moves) == set(agent_pool(case.env_id)), "every agent kind played"
 
 
 # --- 1. the batched engine -------------------------------------------------------------------

@@ -110,6 +110,9 @@ class Game:
     perfect_information: ClassVar[bool] = False
     #: which way ``outcome``'s points go, in words (the arena prints it with mean points)
     points_order: ClassVar[str] = "higher is better"
+    #: where the winners' points lie: +1 the highest, -1 the lowest; both where it depends on
+    #: the game (Flipology's Moon); checked by the stress tests
+    winner_points: ClassVar[tuple[int, ...]] = (1,)
 
     num_actions: int
     obs_size: int
@@ -324,6 +327,11 @@ class Game:
         return points, winners
 
     # --- hooks ---------------------------------------------------------------------------
+    def max_length(self) -> int | None:
+        """An upper bound on the number of actions in one game of this configuration (a
+        whole series where the game is a series), from the rules; None if unknown."""
+        return None
+
     def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
         raise NotImplementedError
 

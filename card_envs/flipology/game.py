@@ -91,6 +91,7 @@ class FlipologyGame(Game):
     phases = L.PHASES
     obs_dtype = np.int16
     points_order = "higher is better, except in a game where the Moon ends face up"
+    winner_points = (1, -1)
     extra_options = {
         "variant": Option("nature", "'nature' (2-8 players) or 'great_tree' (2-4)", _variant),
         "moon": Option(False, "play with the Moon card", bool_option("flipology_v0", "moon")),
@@ -230,6 +231,17 @@ class FlipologyGame(Game):
         if c >= self.ncards:
             return "null"
         return f"{L.KIND_NAMES[self.kinds[c]]}{self.points[c]}"
+
+    def max_length(self) -> int:
+        """Up to 3 rows per seat dealt a step per card (and the Regrowth choice), <= 6 turns
+        per seat of the flip and <= CHAIN_LIMIT effects of <= n + 4 choices, Hermit crab
+        picks; times the games of a series."""
+        n, o = self.num_players, self.options
+        ncards, hand = int(self.cfg[L.G_NCARDS]), int(self.cfg[L.G_HANDN])
+        setup = 3 * n * (hand + 1)
+        turn = 1 + L.CHAIN_LIMIT * (n + 4)
+        one = setup + 6 * n * turn + 2 * ncards
+        return one * (o["max_games"] if o["series"] else 1)
 
     def action_to_str(self, action: int) -> str:
         a = int(action)

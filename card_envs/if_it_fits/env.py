@@ -126,6 +126,5 @@ from card_envs.if_it_fits.game import IfItFitsGame
 
 
 class IfItFitsEnv(CardEnv):
-    """The If It Fits AEC environment (documentation: this module's docstring)."""
     __doc__ = __doc__
     game_class = IfItFitsGame

@@ -202,6 +202,15 @@ class IfItFitsGame(Game):
         return SD.resample(self, state, observer, rng)
 
     # --- text ------------------------------------------------------------------------------
+    def max_length(self) -> int:
+        """Every draw takes a pile card, cats leave the supply once (again after a Princess),
+        <= 6 steps per turn, start cards, and the end phase's passes."""
+        n = self.num_players
+        pile = self.nb + self.nt + self.npr
+        sleeps = 5 * n + self.npr
+        turns = pile + sleeps + 2 * n
+        return 3 * n + 6 * turns + n * turns
+
     def action_to_str(self, action: int) -> str:
         """A readable name of ``action``."""
         T, B = self.T, self.B

@@ -162,6 +162,10 @@ class IsflakGame(Game):
         SD.check_state(self, state)
 
     # --- text -------------------------------------------------------------------------------
+    def max_length(self) -> int:
+        """Each placement and each move uses up one of the grid's cards."""
+        return L.CELLS
+
     def action_to_str(self, action: int) -> str:
         if action < L.MOVE0:
             return f"place r{action // L.COLS}c{action % L.COLS}"

@@ -150,6 +150,10 @@ class OpGladIJsGame(Game):
         return SD.resample(self, state, observer, rng)
 
     # --- text ------------------------------------------------------------------------------
+    def max_length(self) -> int:
+        """Turned cards x reaction windows per card x one choice per seat."""
+        return int(self.options["max_turned"]) * L.MAX_WINDOWS * self.num_players
+
     def action_to_str(self, action: int) -> str:
         t, u = self.act_types[action]
         if t < 0:

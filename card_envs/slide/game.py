@@ -25,6 +25,7 @@ class SlideGame(Game):
     min_players, max_players, default_players = 2, L.MAX_PLAYERS, 2
     phases = L.PHASES
     points_order = "lower is better (the grid total)"
+    winner_points = (-1,)
 
     def configure(self, cfg: np.ndarray) -> None:
         self.num_actions = L.NUM_ACTIONS
@@ -69,6 +70,10 @@ class SlideGame(Game):
         return SD.resample(self, state, observer, rng)
 
     # --- text ------------------------------------------------------------------------------
+    def max_length(self) -> int:
+        """Exact: 16 rounds of one reveal and one pick per seat."""
+        return 2 * L.ROUNDS * self.num_players
+
     def action_to_str(self, action: int) -> str:
         if action < L.PICK0:
             return f"reveal r{action // 4}c{action % 4}"

@@ -108,7 +108,8 @@ def check_determinism_across_processes(case: Case, seed: int = 123) -> None:
 # --- random play with invariants ----------------------------------------------------------
 def check_random_play(case: Case, seed: int) -> None:
     """One random game: ``check_state`` after every step, observations in their space, one
-    seat to act, masks equal ``legal_actions``, terminal infos and rewards as documented."""
+    seat to act, masks equal ``legal_actions``, at most ``max_length()`` actions, winners at
+    the declared end of the points, terminal infos and rewards as documented."""
     env = case.raw()
     env.reset(seed=seed)
     rnd = random.Random(seed)
@@ -130,7 +131,12 @@ def check_random_play(case: Case, seed: int) -> None:
         env.step(random_action(env, rnd))
     else:
         raise AssertionError("game did not end")
+    cap = game.max_length()
+    assert cap is None or steps <= cap, f"{steps} actions, more than max_length() = {cap}"
     points, winners = game.outcome(env.state_array)
+    wp = points[winners == 1]
+    assert any(np.all(wp == (points.max() if d > 0 else points.min()))
+               for d in game.winner_points), f"winners {winners} hold no extreme of {points}"
     rewards = [env._cumulative_rewards[a] for a in env.possible_agents]
     for i, a in enumerate(env.possible_agents):
         assert env.infos[a] == {"points": points[i], "winner": bool(winners[i])}

@@ -47,6 +47,10 @@ class ToyGame(Game):
                  rng: np.random.Generator) -> np.ndarray:
         return S.resample(state, observer, rng)
 
+    def max_length(self) -> int:
+        """Exact: every seat plays its three cards."""
+        return HAND * self.num_players
+
     def action_to_str(self, action: int) -> str:
         return f"play {action + 1}"
 
