@@ -136,7 +136,7 @@ def _settle_turn(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray) -> int
     return end_turn(state, cfg, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_turn(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """The turn flip of a card of the own (top) row; turned face up, its effect starts."""
     state[CHAIN] = 0
@@ -152,21 +152,21 @@ def _step_turn(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndar
     return _settle_turn(state, cfg, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_effect(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """A choice inside the pending effect."""
     apply_effect(state, cfg, action)
     return _settle_turn(state, cfg, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_setup(state: np.ndarray, cfg: np.ndarray, action: int) -> int:
     """Place a hand card face down at the next position of the new row."""
     place_card(state, cfg, action - cfg[G_HAND0])
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_regrow(state: np.ndarray, cfg: np.ndarray, action: int) -> int:
     """Great Tree: regrow the hand or keep it, then place it."""
     if action == cfg[G_SKIP] + A_REGROW:
@@ -175,7 +175,7 @@ def _step_regrow(state: np.ndarray, cfg: np.ndarray, action: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_hermit(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """A Hermit crab's owner picks a discarded animal (a Sloth/Koala: then up or down) or
     skips; then the next Hermit crab or the end of the game."""
@@ -196,7 +196,7 @@ def _step_hermit(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.nd
     return hermit_next(state, cfg, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_hermit_count(state: np.ndarray, cfg: np.ndarray, action: int,
                        rewards: np.ndarray) -> int:
     """The picked Sloth/Koala counts as face up (minus its points) or face down (plus)."""

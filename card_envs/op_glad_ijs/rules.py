@@ -196,7 +196,7 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_react(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """Record the choice of the seat to act; after the last seat of the window, resolve it."""
     n = cfg[C_PLAYERS]
@@ -209,7 +209,7 @@ def _step_react(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.nda
     return _end_window(state, cfg, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_window(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray) -> int:
     """Resolve the window (dense ``cards`` rewards: the won-pile changes), then open another
     window while a slap took cards and a correct target is left, else end the reaction

@@ -119,7 +119,7 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
     return _step_pick(state, cfg, action, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_reveal(state: np.ndarray, cfg: np.ndarray, action: int) -> int:
     """The seat to act chooses face-down slot ``action``; after the last seat, every chosen
     card goes face up to the middle and the pick phase starts."""
@@ -139,7 +139,7 @@ def _step_reveal(state: np.ndarray, cfg: np.ndarray, action: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_pick(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """The seat to act takes a value from the middle and pushes it in from a side; after the
     last seat the round ends (or, after round 15, the game)."""
@@ -159,7 +159,7 @@ def _step_pick(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndar
     return _finish(state, cfg, rewards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_round(state: np.ndarray, n: int) -> None:
     """The round is over: the first-player token passes to the left, a reveal phase starts."""
     state[ROUND] += 1
