@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from card_envs.core.registry import env_class, is_registered
+
 
 class Agent:
     """A policy for one seat of one game (``env_id``).
@@ -27,8 +29,6 @@ class Agent:
     needs_state: ClassVar[bool] = False
 
     def __init__(self, env_id: str, seed: int | None = None, **options: Any) -> None:
-        from card_envs.core.registry import env_class, is_registered
-
         if is_registered(env_id):  # a typo in a game option (or agent parameter) is an error
             specs = env_class(env_id).game_class.option_specs()
             unknown = sorted(set(options) - set(specs))

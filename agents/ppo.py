@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from card_envs.core.registry import env_class
 
 
 class PPOAgent(Agent):
@@ -43,8 +44,6 @@ class PPOAgent(Agent):
             model = MaskablePPO.load(found[0], device="cpu")
         self.model, self.path = model, path
         self.deterministic = bool(deterministic)
-        from card_envs.core.registry import env_class
-
         known = env_class(env_id).game_class.option_specs()
         game = env_class(env_id).game_class(**{k: v for k, v in options.items() if k in known})
         obs_shape = tuple(model.observation_space.shape)

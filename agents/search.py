@@ -54,6 +54,7 @@ from agents.base import Agent, legal_actions
 from card_envs.core import kernels as K
 from card_envs.core.engine import Engine
 from card_envs.core.jit import cache_dir, njit
+from card_envs.core.registry import env_class
 
 # tree node fields (columns of the int32 node table)
 ACT, PAR, MOVER, CHILD, SIB, VISITS, AVAIL = range(7)
@@ -370,8 +371,6 @@ class SearchAgent(Agent):
 
     @staticmethod
     def _game_options(env_id: str, options: dict[str, Any]) -> dict[str, Any]:
-        from card_envs.core.registry import env_class
-
         known = env_class(env_id).game_class.option_specs()
         return {k: v for k, v in options.items() if k in known}
 

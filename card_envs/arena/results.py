@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.arena.stats import AgentStats, HeadToHead, Rating
+from card_envs.core.registry import env_class, is_registered
 
 __all__ = ["JSON_FORMAT", "ArenaResult"]
 
@@ -92,8 +93,6 @@ class ArenaResult:
     def points_order(self) -> str:
         """Which way the game's points go (``"lower is better"`` in Slide), for reading the
         mean points; win rates are always higher-is-better."""
-        from card_envs.core.registry import env_class, is_registered
-
         if not is_registered(self.env_id):
             return "unknown"
         return env_class(self.env_id).game_class.points_order

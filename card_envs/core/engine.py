@@ -10,6 +10,7 @@ import numpy as np
 from card_envs.core import kernels as K
 from card_envs.core.errors import IllegalActionError
 from card_envs.core.game import Game, as_generator
+from card_envs.core.registry import env_class
 
 
 class Engine:
@@ -21,8 +22,6 @@ class Engine:
         if isinstance(env_id, Game):
             self.game = env_id
         else:
-            from card_envs.core.registry import env_class
-
             self.game = env_class(env_id).game_class(**options)
         g = self.game
         self.num_players, self.num_actions = g.num_players, g.num_actions

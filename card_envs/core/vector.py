@@ -54,6 +54,7 @@ from card_envs.core import kernels as K
 from card_envs.core.errors import IllegalActionError, OptionError
 from card_envs.core.game import Game, seed_to_u64
 from card_envs.core.jit import njit
+from card_envs.core.registry import env_class
 
 SERIAL_BELOW = 128  # batches smaller than this run on one thread (no parallel start-up cost)
 
@@ -445,6 +446,4 @@ class VectorEnv:
 
 def make(env_id: str, num_envs: int, seed: int = 0, **options: Any) -> VectorEnv:
     """A batched engine of ``num_envs`` games of ``env_id`` with the given game options."""
-    from card_envs.core.registry import env_class
-
     return VectorEnv(env_class(env_id).game_class(**options), num_envs, seed)

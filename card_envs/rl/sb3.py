@@ -39,6 +39,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from card_envs.core.errors import OptionError
+from card_envs.core.registry import env_class
 from card_envs.core.vector import VectorEnv
 from card_envs.rl.single_agent import OpponentPool
 
@@ -64,8 +65,6 @@ class BatchedVecEnv(VecEnv):
 
     def __init__(self, env_id: str, num_envs: int, opponents: Any = "random",
                  seats: int | str = "alternate", seed: int = 0, **options: Any) -> None:
-        from card_envs.core.registry import env_class
-
         game = env_class(env_id).game_class(**options)
         self.vec = vec = VectorEnv(game, num_envs, seed)
         self.env_id, self.game, self.options = env_id, game, dict(options)

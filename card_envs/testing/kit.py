@@ -13,6 +13,7 @@ import numpy as np
 
 import card_envs
 from card_envs.core import kernels as K
+from card_envs.core.registry import manifest, manifests
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,5 @@ def snapshot(env: Any) -> str:
 def cases(env_ids: Any = None) -> list[Case]:
     """The kit cases: every ``test_cases`` entry of every registered game's manifest (or of
     the games ``env_ids`` names)."""
-    from card_envs.core.registry import manifest, manifests
-
     chosen = manifests() if env_ids is None else [manifest(e) for e in env_ids]
     return [Case(m.env_id, dict(o)) for m in chosen for o in m.test_cases]
