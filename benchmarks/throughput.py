@@ -85,6 +85,7 @@ from common import (
 )
 from common import pkg_version as pkg_version  # rollout.py imports it from here
 from contended import (
+    CONTENDED_STATES,
     CONTENDED_WARMUP,
     Contended,
     build_contended,
@@ -307,8 +308,18 @@ def main(argv: list[str] | None = None) -> int:
     python_level = [m for ms in games.values() for m in ms if m.variant != V_VECTOR]
     batched = [m for ms in games.values() for m in ms if m.variant == V_VECTOR]
     busy_log: list[dict[str, Any]] = []
+    per_repeat = (len(python_level) + len(batched) + (2 if anchor else 0)) * \
+        (args.seconds + args.warmup)
+    if contended:
+        per_repeat += len(contended) * len(CONTENDED_STATES) * \
+            (args.seconds + args.contended_warmup)
+    log(f"measuring: about {per_repeat * args.repeats:.0f} s ({args.repeats} repeats of "
+        f"{per_repeat:.0f} s; --quick for a 0.5 s smoke run of every measurement)")
+    t_loop = perf_counter()
     for r in range(args.repeats):
-        log(f"repeat {r + 1}/{args.repeats}")
+        left = per_repeat * (args.repeats - r)
+        log(f"repeat {r + 1}/{args.repeats} ({perf_counter() - t_loop:.0f} s done, about "
+            f"{left:.0f} s left)")
         order = ([anchor] if anchor else []) + python_level + ([anchor] if anchor else [])
         for m in order + batched:
             measure(m, args, r, t_start)

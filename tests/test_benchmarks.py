@@ -36,6 +36,7 @@ def test_throughput_script_smoke(tmp_path: Path) -> None:
            "--repeats", "1", "--batch-sizes", "1", "256", "--json", str(out)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
     assert "vs anchor" in run.stdout and "Targets:" in run.stdout
+    assert "measuring: about" in run.stderr and "s left)" in run.stderr  # how long it takes
     d = json.loads(out.read_text())
     assert {"machine", "versions", "measurements", "targets"} <= set(d)
     rows = {(m["game"], m["variant"], m["batch_size"]) for m in d["measurements"]}
