@@ -90,12 +90,22 @@ def _as_mover(policy: Any, env_id: str, options: dict[str, Any]) -> tuple[Any, A
 
 class SingleAgentEnv(gymnasium.Env):
     """One seat of ``env_id`` as a Gymnasium env (module docstring). ``seat``: an int, or
-    ``"random"`` (drawn per episode); ``options``: the game's options."""
+    ``"random"`` (drawn per episode); ``options``: the game's options.
+
+    ``illegal_action``: what a masked-out action of the learner does. ``"lose"`` (default,
+    PettingZoo classic semantics, what Gymnasium's and SB3's ``check_env`` expect of an env
+    that accepts any action of its space): the episode ends (``terminated``) with reward -1
+    and ``info["illegal_action"] = True``. ``"raise"``: :class:`IllegalActionError`, nothing
+    changes. Actions outside the action space raise in both."""
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, env_id: str, opponents: Any = "random", seat: int | str = 0,
-                 render_mode: str | None = None, **options: Any) -> None:
+                 render_mode: str | None = None, illegal_action: str = "lose",
+                 **options: Any) -> None:
+        if illegal_action not in ("lose", "raise"):
+            raise OptionError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
         self.engine = eng = Engine(env_id, **options)
         self.env_id = env_id
         self.game = g = eng.game
@@ -174,6 +184,12 @@ class SingleAgentEnv(gymnasium.Env):
                                      action, phase, np.flatnonzero(self._mask).tolist()) from None
         if not self._mask[a]:
             legal = np.flatnonzero(self._mask).tolist()
+            if self.illegal_action == "lose":  # PettingZoo classic: the offender loses
+                self._done = True
+                self._mask[:] = 0
+                info = {"seat": self.seat, "illegal_action": True, "legal": legal,
+                        "action_mask": self._mask.copy()}
+                return self._observe(), -1.0, True, False, info
             raise IllegalActionError(f"illegal action {action!r} in phase {phase!r}; legal: "
                                      f"{legal}", action, phase, legal)
         reward = float(self.engine.step(self.state, a)[self.seat])

@@ -133,13 +133,47 @@ def test_single_agent_env_rewards_the_learner_when_the_opponent_ends_the_game() 
     pytest.fail("the learner never lost in 20 games: the test proves nothing")
 
 
+def test_single_agent_illegal_action_loses_by_default() -> None:
+    """PettingZoo classic semantics: a masked-out action ends the episode with -1; malformed
+    actions still raise; a bad ``illegal_action`` value is an OptionError."""
+    env = SingleAgentEnv("slide_v0", opponents="heuristic")
+    env.reset(seed=3)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, term, trunc, info = env.step(illegal)
+    assert (reward, term, trunc) == (-1.0, True, False) and info["illegal_action"] is True
+    assert not env.action_masks().any() and obs in env.observation_space
+    with pytest.raises(ResetNeededError):
+        env.step(0)
+    env.reset(seed=3)
+    for bad in (-1, 10_000, 1.5, "3"):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    with pytest.raises(OptionError, match="illegal_action"):
+        SingleAgentEnv("slide_v0", illegal_action="ignore")
+
+
+@pytest.mark.parametrize("env_id", card_envs.ENV_IDS)
+def test_single_agent_env_passes_gymnasium_and_sb3_checkers(env_id: str) -> None:
+    """Both checkers step random actions of the space, masked ones included."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env as gymnasium_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    opts = card_envs.manifest(env_id).train.options  # Op Glad IJs: shorter games
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "no alternative render modes to test"
+        gymnasium_check(SingleAgentEnv(env_id, **opts))
+        sb3_check(SingleAgentEnv(env_id, **opts))
+
+
 def test_single_agent_env_errors_and_seeds() -> None:
     with pytest.raises(OptionError, match="seat"):
         SingleAgentEnv("slide_v0", seat=2)
     with pytest.raises(OptionError, match="one opponent per other seat"):
         SingleAgentEnv("slide_v0", opponents=["random", "random"])
     env = SingleAgentEnv("slide_v0", opponents=OpponentPool(["random", "heuristic"]),
-                         seat="random")
+                         seat="random", illegal_action="raise")
     with pytest.raises(ResetNeededError):
         env.action_masks()
     obs, info = env.reset(seed=5)
