@@ -33,7 +33,7 @@ _EXPORTS: dict[str, str] = {
     "MaskedPolicy": "policy",
     "ObsFeatures": "policy",
     "PotentialShaping": "shaping",
-    "AgentOpponent": "selfplay",
+    "AgentOpponent": "sb3",
     "SelfPlayPool": "selfplay",
     "evaluate": "evaluation",
     "plot_history": "evaluation",

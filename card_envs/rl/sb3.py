@@ -10,8 +10,9 @@ seat in each, opponents' moves computed in batches, masks without per-env Python
 seat is trained equally often) or from ``seats=k`` in every game.
 
 **Opponents** (every other seat): ``"random"`` (uniform legal moves from the compiled sampler),
-a *batched policy* ``f(observations, masks) -> actions`` over the games where an opponent is
-to move (e.g. :class:`PolicyOpponent` around a frozen MaskablePPO policy), or an
+an agent spec (``"heuristic"``: an :class:`AgentOpponent`, one ``act`` per game), a *batched
+policy* ``f(observations, masks) -> actions`` over the games where an opponent is to move
+(e.g. :class:`PolicyOpponent` around a frozen MaskablePPO policy), or an
 :class:`~card_envs.rl.single_agent.OpponentPool` of those: each game draws a member per
 episode.
 
@@ -38,6 +39,7 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from agents.registry import make_agent
 from card_envs.core.errors import OptionError
 from card_envs.core.registry import env_class
 from card_envs.core.vector import VectorEnv
@@ -60,6 +62,24 @@ class PolicyOpponent:
         return np.asarray(actions, np.int64)
 
 
+class AgentOpponent:
+    """An arena agent (``agents.make_agent`` spec, e.g. ``"heuristic"``) as a batched opponent
+    of a :class:`~card_envs.rl.sb3.BatchedVecEnv`: ``(obs, masks) -> actions``, one ``act``
+    per game (the agents that read observations only)."""
+
+    def __init__(self, spec: str, env_id: str, seed: int | None = None,
+                 **options: Any) -> None:
+        self.spec = spec
+        self.agent = make_agent(spec, env_id, seed=seed, **options)
+        if self.agent.needs_state:
+            raise ValueError(f"{spec!r} reads the game state; a batched opponent only has "
+                             "observations")
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.fromiter((self.agent.act(o, m) for o, m in zip(obs, masks)), np.int64,
+                           count=len(obs))
+
+
 class BatchedVecEnv(VecEnv):
     """``num_envs`` games of ``env_id`` as one SB3 VecEnv (module docstring)."""
 
@@ -78,10 +98,11 @@ class BatchedVecEnv(VecEnv):
             raise OptionError(f"seats must be 'alternate' or a seat in 0..{n - 1}, got "
                               f"{seats!r}")
         vec.final_seat[:] = self.learner
-        self._pool = opponents if isinstance(opponents, OpponentPool) else \
-            OpponentPool([opponents])
-        for m in self._pool.members:
-            self._check_member(m)
+        pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool([opponents])
+        # agent specs other than "random" ("heuristic", "mcts:...") play through an
+        # AgentOpponent, as SingleAgentEnv accepts them
+        self._pool = OpponentPool([self._as_member(m, env_id, seed + k, options)
+                                   for k, m in enumerate(pool.members)], pool.weights)
         self._rng = np.random.default_rng(seed)
         self._member = np.zeros(B, np.int64)
         self._acts = np.full(B, -1, np.int64)
@@ -96,15 +117,23 @@ class BatchedVecEnv(VecEnv):
         self.opponent_steps = 0  # opponent moves played (for throughput reports)
 
     @staticmethod
-    def _check_member(m: Any) -> None:
+    def _as_member(m: Any, env_id: str, seed: int, options: dict[str, Any]) -> Any:
+        """A pool member: ``"random"``, a batched policy, or an agent spec made an
+        :class:`AgentOpponent`."""
+        if isinstance(m, str) and m != "random":
+            try:
+                return AgentOpponent(m, env_id, seed=seed, **options)
+            except ValueError as e:
+                raise OptionError(f"batched opponent {m!r}: {e}") from e
         if not (m == "random" or callable(m)):
-            raise OptionError(f"batched opponents are 'random' or a callable (obs, masks) -> "
-                              f"actions (e.g. PolicyOpponent); got {m!r}")
+            raise OptionError(f"batched opponents are 'random', an agent spec ('heuristic', "
+                              f"wrapped in AgentOpponent), or a callable (obs, masks) -> "
+                              f"actions (PolicyOpponent, AgentOpponent); got {m!r}")
+        return m
 
     def add_opponent(self, member: Any, weight: float = 1.0) -> None:
         """Add a member to the opponent pool (drawn from at the next episodes)."""
-        self._check_member(member)
-        self._pool.add(member, weight)
+        self._pool.add(self._as_member(member, self.env_id, self._seed, self.options), weight)
 
     # --- opponents ------------------------------------------------------------------------
     def _draw_members(self, games: np.ndarray) -> None:

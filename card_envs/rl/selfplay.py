@@ -6,32 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from card_envs.rl.sb3 import PolicyOpponent
+from card_envs.rl.sb3 import AgentOpponent, PolicyOpponent
 from card_envs.rl.single_agent import OpponentPool
 
 __all__ = ["AgentOpponent", "SelfPlayPool"]
-
-
-class AgentOpponent:
-    """An arena agent (``agents.make_agent`` spec, e.g. ``"heuristic"``) as a batched opponent
-    of a :class:`~card_envs.rl.sb3.BatchedVecEnv`: ``(obs, masks) -> actions``, one ``act``
-    per game (the agents that read observations only)."""
-
-    def __init__(self, spec: str, env_id: str, seed: int | None = None,
-                 **options: Any) -> None:
-        from agents.registry import make_agent
-
-        self.spec = spec
-        self.agent = make_agent(spec, env_id, seed=seed, **options)
-        if self.agent.needs_state:
-            raise ValueError(f"{spec!r} reads the game state; a batched opponent only has "
-                             "observations")
-
-    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return np.fromiter((self.agent.act(o, m) for o, m in zip(obs, masks)), np.int64,
-                           count=len(obs))
 
 
 class SelfPlayPool:

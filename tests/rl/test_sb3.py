@@ -213,3 +213,19 @@ def test_maskable_ppo_runs_on_both_vecenvs() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
 
     assert get_action_masks(venv).shape == (8, venv.game.num_actions)
+
+
+def test_batched_vec_env_takes_agent_specs_like_single_agent_env() -> None:
+    """``opponents="heuristic"`` used to be refused by the VecEnv (accepted by SingleAgentEnv)."""
+    venv = BatchedVecEnv("slide_v0", num_envs=8, opponents="heuristic", seed=0)
+    venv.reset()
+    for _ in range(40):
+        masks = venv.action_masks()
+        venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    assert venv.opponent_steps > 0
+    mixed = BatchedVecEnv("slide_v0", num_envs=4, seed=0,
+                          opponents=OpponentPool(["random", "heuristic"], [0.5, 0.5]))
+    with pytest.raises(OptionError, match="reads the game state"):
+        mixed.add_opponent("mcts:iterations=5")
+    with pytest.raises(OptionError, match="unknown agent"):
+        BatchedVecEnv("slide_v0", num_envs=4, opponents="heuristc")
