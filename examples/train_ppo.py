@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
                     metavar="KEY=VALUE", help="PPO/self-play setting, e.g. -p ent_coef=0.02 "
                     "-p net_arch=[128,128] (see card_envs.rl.DEFAULTS)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads")
+    ap.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, auto")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="replace the run already in --out (refused otherwise)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
 
@@ -72,11 +75,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from card_envs.rl import train
 
-    res = train(env_id, minutes=minutes, steps=args.steps, num_envs=args.envs,
-                players=args.players, seed=args.seed, out_dir=out, eval_every=args.eval_every,
-                eval_games=args.eval_games, pool_every=args.pool_every,
-                progress=not args.no_progress, torch_threads=args.threads,
-                ppo=dict(args.ppo), **options)
+    try:
+        res = train(env_id, minutes=minutes, steps=args.steps, num_envs=args.envs,
+                    players=args.players, seed=args.seed, out_dir=out,
+                    eval_every=args.eval_every, eval_games=args.eval_games,
+                    pool_every=args.pool_every, progress=not args.no_progress,
+                    torch_threads=args.threads, ppo=dict(args.ppo), device=args.device,
+                    overwrite=args.overwrite, **options)
+    except (FileExistsError, ValueError) as e:  # an existing run, bad settings or options
+        ap.error(str(e))
     print(res.table())
     print(f"\nmodel: {res.final_path}   history: {out / 'history.csv'}   curve: "
           f"{out / 'learning_curve.png'}   tensorboard --logdir {out / 'tb'}")

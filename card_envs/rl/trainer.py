@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import sys
 import time
 import warnings
@@ -362,12 +363,33 @@ class _Trainer(BaseCallback):
             self._bar = None
 
 
+RUN_FILES = ("checkpoints", "tb", "history.json", "history.csv", "learning_curve.png",
+             "final.zip")
+
+
+def _prepare_out_dir(out: Path, overwrite: bool) -> None:
+    """Refuse an ``out`` that holds a run (any of :data:`RUN_FILES`) unless ``overwrite``,
+    which deletes those files (and nothing else in the folder)."""
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"out_dir {str(out)!r} is a file")
+    found = [name for name in RUN_FILES if (out / name).exists()]
+    if not found:
+        return
+    if not overwrite:
+        raise FileExistsError(f"out_dir {str(out)!r} already holds a run ({', '.join(found)}); "
+                              "choose another folder or pass overwrite=True (--overwrite)")
+    for name in found:
+        path = out / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+
 def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
           num_envs: int | None = None, players: int = 2, seed: int = 0,
           out_dir: str | Path = "runs/train", eval_every: int | None = None,
           eval_games: int | None = None, pool_every: int | None = None,
           progress: bool = True, torch_threads: int | None = None, verbose: int = 0,
-          ppo: dict[str, Any] | None = None, **options: Any) -> TrainResult:
+          ppo: dict[str, Any] | None = None, device: str = "cpu", overwrite: bool = False,
+          **options: Any) -> TrainResult:
     """Train MaskablePPO by self-play on ``env_id`` (module docstring) and return the result.
 
     ``minutes`` (wall time) or ``steps`` (learner env steps; set ``minutes=None``, or both:
@@ -377,7 +399,10 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     ``pool_size``, ``random_weight``, ``evals``, ``eval_seed``; the manifest's
     ``train.settings`` are the game's defaults). ``options``: game options (``reward_mode``,
     ...; the manifest's ``train.options`` fill in per-game defaults). ``torch_threads``
-    calls ``torch.set_num_threads`` (1 for bit-exact reproducibility across machines)."""
+    calls ``torch.set_num_threads`` (1 for bit-exact reproducibility across machines).
+    ``device``: torch's device for the learner (``"cpu"``, ``"cuda"``, ``"auto"``). An
+    ``out_dir`` that already holds a run is refused (its checkpoints and TensorBoard logs would
+    mix with the new ones) unless ``overwrite=True``, which deletes that run first."""
     if minutes is None and steps is None:
         raise ValueError("give minutes or steps")
     env_id = resolve_env_id(env_id)
@@ -397,6 +422,7 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
                eval_every=eval_every, options=game_options)
 
     out = Path(out_dir)
+    _prepare_out_dir(out, overwrite)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     if torch_threads is not None:
         torch.set_num_threads(torch_threads)
@@ -430,7 +456,7 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
         gae_lambda=cfg["gae_lambda"], clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"],
         vf_coef=cfg["vf_coef"], max_grad_norm=cfg["max_grad_norm"],
         policy_kwargs=pkw,
-        tensorboard_log=str(out / "tb"), seed=seed, device="cpu", verbose=verbose)
+        tensorboard_log=str(out / "tb"), seed=seed, device=device, verbose=verbose)
 
     budget_s = None if minutes is None else 60.0 * minutes
     eval_every_s = None

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -108,3 +110,23 @@ def test_rollout_benchmark_smoke(tmp_path: Path) -> None:
         assert row["num_envs"] == 4 and row["ratio"] > 0
         for v in ("BatchedVecEnv", "DummyVecEnv"):
             assert row[v]["median_env_steps_per_s"] > 0 and row[v]["env_steps"] > 0
+
+
+def test_an_existing_run_is_not_mixed_into(tmp_path) -> None:
+    """A second run into the same folder is refused (checkpoints and TensorBoard runs would
+    mix) unless overwrite=True, which replaces only the run's own files."""
+    from card_envs.rl.trainer import _prepare_out_dir
+
+    out = tmp_path / "run"
+    _prepare_out_dir(out, overwrite=False)  # a new folder: fine
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "history.json").write_text("[]")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="already holds a run.*overwrite"):
+        _prepare_out_dir(out, overwrite=False)
+    _prepare_out_dir(out, overwrite=True)
+    assert not (out / "checkpoints").exists() and not (out / "history.json").exists()
+    assert (out / "notes.txt").read_text() == "mine"
+    p = subprocess.run([sys.executable, str(ROOT / "examples" / "train_ppo.py"), "--help"],
+                       capture_output=True, text=True, timeout=120, check=True)
+    assert "--overwrite" in p.stdout and "--device" in p.stdout
