@@ -381,11 +381,22 @@ class VectorEnv:
         assert self._tuner is not None
         return self._tuner.threads()
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Deal every game anew (game ``i`` from ``seed + i``)."""
-        if seed is None:
-            seed = int(np.random.default_rng().integers(0, 2**62))
-        seeds = np.array([seed_to_u64(seed + i) for i in range(self.num_envs)], np.uint64)
+    def reset(self, seed: int | None = None, seeds: Any = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every game anew: game ``i`` from ``seed + i``, or from ``seeds[i]`` (one
+        non-negative int per game: the game ``env.reset(seed=seeds[i])`` deals, e.g. the
+        arena's duplicate deals)."""
+        if seeds is not None:
+            if seed is not None:
+                raise OptionError("give seed or seeds, not both")
+            if len(seeds) != self.num_envs:
+                raise OptionError(f"seeds needs one seed per game ({self.num_envs}), got "
+                                  f"{len(seeds)}")
+            seeds = np.array([seed_to_u64(s) for s in seeds], np.uint64)
+        else:
+            if seed is None:
+                seed = int(np.random.default_rng().integers(0, 2**62))
+            seeds = np.array([seed_to_u64(seed + i) for i in range(self.num_envs)], np.uint64)
         self._policy_rng[:] = seeds ^ np.uint64(0x5DEECE66D)
         self._reset_k(self._threads(), self.states, self.cfg, seeds, self.current_player,
                       self.observations, self._mask_buf, self.num_actions)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["EVAL_OPPONENTS", "evaluate", "plot_history"]
+__all__ = ["EVAL_OPPONENTS", "evaluate", "evaluate_batched", "model_policy", "plot_history"]
 
 #: The opponents of every evaluation (in every other seat).
 EVAL_OPPONENTS = ("random", "heuristic")
@@ -21,10 +21,13 @@ EVAL_OPPONENTS = ("random", "heuristic")
 
 def evaluate(model: Any, env_id: str, games: int = 200, num_players: int = 2,
              seed: int = 12345, opponents: Sequence[str] = EVAL_OPPONENTS,
-             **options: Any) -> dict[str, dict[str, float]]:
+             batched: bool = True, **options: Any) -> dict[str, dict[str, float]]:
     """The model (greedy, as ``PPOAgent``) against each opponent spec in every other seat,
     ``games`` arena games each (duplicate deals): ``{opponent: {win_rate, ci_low, ci_high,
-    games, seconds}}``. The global RNGs (python, numpy, torch) are restored afterwards."""
+    games, seconds}}``. ``batched`` (default): all games advance together on the batched
+    engine (:func:`evaluate_batched`: the arena's games, one policy forward per move for all
+    of them); otherwise one arena game after the other. The global RNGs (python, numpy,
+    torch) are restored afterwards."""
     from agents.ppo import PPOAgent
     from card_envs.arena import run_arena
 
@@ -34,6 +37,10 @@ def evaluate(model: Any, env_id: str, games: int = 200, num_players: int = 2,
     out: dict[str, dict[str, float]] = {}
     try:
         for opp in opponents:
+            if batched:
+                out[opp] = evaluate_batched(model_policy(model), env_id, opp, games,
+                                            num_players=num_players, seed=seed, **options)
+                continue
             t0 = time.perf_counter()
             agent = PPOAgent(env_id, model=model, num_players=num_players, **options)
             res = run_arena(env_id, [agent] + [opp] * (num_players - 1), games=games,
@@ -79,3 +86,88 @@ def plot_history(history: Sequence[dict[str, Any]], path: str | Path, title: str
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+class _SeatAgents:
+    """One arena agent per game (``spec``), reset with the arena's seed for that game, so a
+    batched evaluation plays exactly the games :func:`~card_envs.arena.run_arena` plays."""
+
+    def __init__(self, spec: str, env_id: str, seeds: Sequence[int], **options: Any) -> None:
+        from agents.registry import make_agent
+
+        self.agents = [make_agent(spec, env_id, **options) for _ in seeds]
+        if self.agents and self.agents[0].needs_state:
+            raise ValueError(f"{spec!r} reads the game state: use the arena")
+        for a, s in zip(self.agents, seeds):
+            a.reset(seed=int(s))
+
+    def act(self, games: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.fromiter((self.agents[g].act(obs[g], masks[g]) for g in games), np.int64,
+                           count=len(games))
+
+
+def model_policy(model: Any, deterministic: bool = True) -> Any:
+    """A batched ``(obs, masks) -> actions`` of a MaskablePPO model (greedy by default)."""
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, _ = model.predict(obs, action_masks=masks.astype(bool),
+                                   deterministic=deterministic)
+        return np.asarray(actions, np.int64)
+    return act
+
+
+def evaluate_batched(policy: Any, env_id: str, opponent: str, games: int = 200,
+                     num_players: int = 2, seed: int = 12345, **options: Any
+                     ) -> dict[str, float]:
+    """``policy`` (a batched ``(obs, masks) -> actions``, e.g. :func:`model_policy`, or an
+    agent spec such as ``"heuristic"``) against
+    the agent spec ``opponent`` in every other seat, all ``games`` games advancing together on
+    the batched engine: one policy forward per move for every game where it is to act.
+
+    The games are the arena's (:func:`~card_envs.arena.run_arena` with ``[policy, opponent,
+    ...]``): the same duplicate deals (``deal_seed``), seat rotations (game ``g`` is deal
+    ``g // n`` with the policy at seat ``g % n``) and agent seeds, and the same accounting (a
+    win shared by ``k`` seats counts ``1/k``, Wilson 95% interval). Returns ``{win_rate,
+    ci_low, ci_high, games, seconds}``."""
+    from card_envs.arena.runner import _agent_seed, deal_seed
+    from card_envs.arena.stats import wilson_interval
+    from card_envs.core.registry import env_class, resolve_env_id
+    from card_envs.core.vector import VectorEnv
+
+    t0 = time.perf_counter()
+    env_id = resolve_env_id(env_id)
+    n = num_players
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    # win rewards (+1 per winner, all 0 for a complete tie) tell the winners apart whatever
+    # reward mode the options name; the agents still get the options as given
+    game = env_class(env_id).game_class(num_players=n, **{**options, "reward_mode": "win"})
+    vec = VectorEnv(game, games, seed=0)
+    vec.reset(seeds=[deal_seed(seed, g // n) for g in range(games)])
+    learner = np.arange(games) % n  # rotation r: participant 0 at seat r
+    seats = {j: _SeatAgents(spec, env_id, [_agent_seed(seed, g, j) for g in range(games)],
+                            num_players=n, **options)
+             for j, spec in enumerate([policy] + [opponent] * (n - 1)) if isinstance(spec, str)}
+    running = np.ones(games, bool)
+    wins = np.zeros(games)
+    actions = np.full(games, -1, np.int64)
+    while running.any():
+        actions[:] = -1
+        cur = vec.current_player
+        mine = np.flatnonzero(running & (cur == learner))
+        if mine.size and 0 not in seats:
+            actions[mine] = policy(vec.observations[mine], vec.action_masks[mine])
+        for j, agents in seats.items():  # participant j sits at seat (j + r) % n
+            theirs = np.flatnonzero(running & (cur == (learner + j) % n))
+            if theirs.size:
+                actions[theirs] = agents.act(theirs, vec.observations, vec.action_masks)
+        _, _, _, rewards, term, trunc = vec.step_some(actions)
+        ended = np.flatnonzero(running & (term | trunc))
+        for g in ended:  # win mode: +1 per winner (all 0: every seat shares the win)
+            r = rewards[g, :n]
+            won = r > 0 if (r != 0).any() else np.ones(n, bool)
+            wins[g] = 1.0 / won.sum() if won[learner[g]] else 0.0
+        running[ended] = False
+    rate = float(wins.sum() / games)
+    lo, hi = wilson_interval(float(wins.sum()), games)
+    return {"win_rate": rate, "ci_low": lo, "ci_high": hi, "games": games,
+            "seconds": time.perf_counter() - t0}

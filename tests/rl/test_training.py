@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib", reason="train extra")
@@ -130,3 +131,60 @@ def test_an_existing_run_is_not_mixed_into(tmp_path) -> None:
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "train_ppo.py"), "--help"],
                        capture_output=True, text=True, timeout=120, check=True)
     assert "--overwrite" in p.stdout and "--device" in p.stdout
+
+
+@pytest.mark.parametrize("env_id,opts", [("slide_v0", {}), ("isflak_v0", {"num_players": 3}),
+                                         ("if_it_fits_v0", {"reward_mode": "points"})])
+def test_batched_evaluation_plays_the_arenas_games(env_id: str, opts: dict) -> None:
+    """All games advance together, yet the result equals the arena's on the same seed: the
+    same duplicate deals, seat rotations, agent seeds and win accounting."""
+    from agents.base import Agent
+    from card_envs.rl.evaluation import evaluate_batched
+
+    n = opts.get("num_players", 2)
+    options = {k: v for k, v in opts.items() if k != "num_players"}
+    games, seed = 12 * n, 77
+    res = evaluate_batched("heuristic", env_id, "random", games, num_players=n, seed=seed,
+                           **options)
+    arena = run_arena(env_id, ["heuristic"] + ["random"] * (n - 1), games, num_players=n,
+                      seed=seed, progress=False, **options)
+    assert res["games"] == games == arena.stats[0].games
+    assert res["win_rate"] == pytest.approx(arena.stats[0].win_rate)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(arena.stats[0].ci95)
+
+    class First(Agent):  # the same policy, one game at a time
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[0])
+
+    sizes = []
+
+    def first(obs, masks):  # ... and batched
+        sizes.append(len(obs))
+        return masks.argmax(axis=1).astype(np.int64)
+
+    res = evaluate_batched(first, env_id, "heuristic", games, num_players=n, seed=seed,
+                           **options)
+    arena = run_arena(env_id, [First(env_id, num_players=n, **options)] + ["heuristic"] *
+                      (n - 1), games, num_players=n, seed=seed, progress=False, **options)
+    assert res["win_rate"] == pytest.approx(arena.stats[0].win_rate)
+    assert max(sizes) > 1, "the policy was called on batches of games"
+
+
+def test_batched_model_evaluation_equals_the_arena_one() -> None:
+    """The trainer's evaluation (batched by default) gives the arena's numbers for a model."""
+    import warnings
+
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.rl import BatchedVecEnv
+    from card_envs.rl.evaluation import evaluate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MaskablePPO("MlpPolicy", BatchedVecEnv("isflak_v0", 4, seed=0), n_steps=8,
+                            batch_size=8, seed=0, device="cpu")
+    fast = evaluate(model, "isflak_v0", games=40, seed=5)
+    slow = evaluate(model, "isflak_v0", games=40, seed=5, batched=False)
+    for opp in ("random", "heuristic"):
+        assert {k: v for k, v in fast[opp].items() if k != "seconds"} == \
+            {k: v for k, v in slow[opp].items() if k != "seconds"}
