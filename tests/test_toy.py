@@ -10,7 +10,6 @@ import numpy as np
 import card_envs
 from agents import agent_names
 from card_envs.arena import run_arena
-from toy_cards import layout as L
 
 
 def test_registered_through_the_manifest() -> None:
@@ -50,4 +49,3 @@ def test_arena_with_spawned_workers_equals_one_process() -> None:
     two = run_arena("toy_v0", specs, 40, seed=1, workers=2, progress=False)
     one = run_arena("toy_v0", specs, 40, seed=1, workers=1, progress=False)
     assert _untimed(two.log) == _untimed(one.log) and len(one.log) == 40
-    assert L.NUM_ACTIONS == card_envs.make_raw("toy_v0").game.num_actions
