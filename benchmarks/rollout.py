@@ -75,6 +75,40 @@ class CountingEnv(SingleAgentEnv):
         return out
 
 
+class FeatureObs:
+    """A ``DummyVecEnv`` whose observations get the game's features (one compiled pass over
+    the stacked observations, as :class:`~card_envs.rl.sb3.BatchedVecEnv` computes them)."""
+
+    def __new__(cls, venv: Any, game: Any) -> Any:
+        from stable_baselines3.common.vec_env import VecEnvWrapper
+
+        from card_envs.core.features import Features
+        from card_envs.rl.sb3 import feature_space
+
+        fx = Features(game)
+
+        class _Wrapped(VecEnvWrapper):
+            def __init__(self) -> None:
+                super().__init__(venv, observation_space=feature_space(game, fx))
+
+            def reset(self) -> Any:
+                return fx.compute(self.venv.reset())
+
+            def step_wait(self) -> Any:
+                obs, rew, done, infos = self.venv.step_wait()
+                for i in done.nonzero()[0]:
+                    infos[i]["terminal_observation"] = fx.compute(
+                        infos[i]["terminal_observation"])
+                return fx.compute(obs), rew, done, infos
+
+            def action_masks(self) -> Any:
+                import numpy as np
+
+                return np.stack(self.venv.env_method("action_masks"))
+
+        return _Wrapped()
+
+
 def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
           options: dict[str, Any], net: str = "train", policy: str = "masked"
           ) -> tuple[Any, Any]:
@@ -93,11 +127,11 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
     from card_envs.rl.sb3 import BatchedVecEnv
     from card_envs.rl.trainer import policy_spec
 
-    game = env_class(env_id).game_class(**options)
     if net == "train":
-        cls, kwargs = policy_spec(env_id, game.obs_size, game.num_players, game.num_actions)
+        cls, kwargs = policy_spec(env_id, **options)
     else:
         cls, kwargs = MaskedPolicy, None
+    features = bool(kwargs and "features" in kwargs["features_extractor_kwargs"])
     if policy == "sb3":
         if cls is not MaskedPolicy:
             raise ValueError(f"{env_id}: the training network has its own policy class "
@@ -106,7 +140,8 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
     if variant == V_BATCHED:
         with warnings.catch_warnings():  # BatchedVecEnv has no render_mode attribute
             warnings.filterwarnings("ignore", message=".*render_mode")
-            venv = BatchedVecEnv(env_id, B, opponents="random", seed=seed, **options)
+            venv = BatchedVecEnv(env_id, B, opponents="random", seed=seed,
+                                 features=features, **options)
         moves = lambda: venv.opponent_steps  # noqa: E731  (+ the learner's, added below)
     else:
         n = options["num_players"]
@@ -114,6 +149,8 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
                 for i in range(B)]
         venv = DummyVecEnv([lambda e=e: e for e in envs])
         venv.seed(seed)
+        if features:
+            venv = FeatureObs(venv, env_class(env_id).game_class(**options))
         moves = lambda: sum(e.moves for e in envs) - model.num_timesteps  # noqa: E731
     model = MaskablePPO(cls, venv, n_steps=n_steps, batch_size=n_steps * B, seed=seed,
                         device="cpu", policy_kwargs=kwargs)

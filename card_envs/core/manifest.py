@@ -59,12 +59,11 @@ class TrainSpec:
 
     ``options``: game options used for training and its evaluations (``max_turned=200`` keeps
     Op Glad IJs games short); ``settings``: trainer settings (``shaping``, network sizes...);
-    ``features``: ``"module:Class"`` of the action-aligned feature module (rl layer), ``None``
-    for none; ``potential``: ``"module:function"`` of the shaping potential."""
+    ``potential``: ``"module:function"`` of the shaping potential. (The game's features, if
+    any, are its ``features.py``: :mod:`card_envs.core.features`.)"""
 
     options: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
-    features: str | None = None
     potential: str | None = None
 
 

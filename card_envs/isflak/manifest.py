@@ -22,6 +22,5 @@ MANIFEST = GameManifest(
     # the action-aligned features make updates slower (about 2.5 s instead of 1.5 s): 4
     # evaluations (of ~17 s each) leave more of a 15-minute budget to training
     train=TrainSpec(settings={"shaping": 1.0, "evals": 4},
-                    features="card_envs.rl.features.isflak:RayFeatures",
                     potential="card_envs.isflak.features:potential"),
 )

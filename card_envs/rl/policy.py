@@ -45,9 +45,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from card_envs.core.manifest import load
-
-__all__ = ["ActionFeaturePolicy", "FastTanh", "MaskedPolicy", "ObsFeatures", "load_features",
+__all__ = ["ActionFeaturePolicy", "FastTanh", "MaskedPolicy", "ObsFeatures", "game_features",
            "masked_log_softmax"]
 
 HUGE_NEG = -1e8  # sb3-contrib's masking constant
@@ -123,6 +121,19 @@ class MaskedPolicy(MaskableActorCriticPolicy):
             p_log_p = torch.where(m.reshape(logp.shape), p_log_p, 0.0)
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
 
+    def prepare(self, observation: Any) -> Any:
+        """Raw observations as the policy's input (their features computed when the
+        features extractor expects them: :meth:`ObsFeatures.prepare`)."""
+        prep = getattr(self.features_extractor, "prepare", None)
+        return observation if prep is None else prep(observation)
+
+    def predict(self, observation: Any, state: Any = None, episode_start: Any = None,
+                deterministic: bool = False, action_masks: np.ndarray | None = None
+                ) -> tuple[np.ndarray, Any]:
+        """SB3's ``predict``, also on raw observations of a policy with features."""
+        return super().predict(self.prepare(observation), state, episode_start,
+                               deterministic, action_masks)
+
     def _predict(self, observation: torch.Tensor, deterministic: bool = False,
                  action_masks: np.ndarray | None = None) -> torch.Tensor:
         features = super(MaskableActorCriticPolicy, self).extract_features(
@@ -145,20 +156,26 @@ class ObsFeatures(BaseFeaturesExtractor):
     sum of the one-hot entries' embeddings)``, ``d`` features: the same function as a linear
     layer on the concatenation, at the cost of a lookup per entry instead of a dense product.
 
-    ``game_features="module:Class"`` (:mod:`card_envs.rl.features`; built with ``game_kwargs``):
-    the game's own features are appended, ``[base, global, per_action]`` with the per-action
-    block flattened feature-major (``F`` rows of ``A`` values); ``global_dim`` is then the
-    width of ``[base, global]`` and ``action_shape`` ``(A, F)`` the shape of the game
-    module's per-action output (:class:`ActionFeaturePolicy` scores it
-    per action; a plain ``MlpPolicy`` reads it as more inputs). Without game features
-    ``global_dim == features_dim`` and ``action_shape is None``."""
+    ``features={"env_id": ..., "options": {...}}``: the observations carry the game's
+    features (:class:`card_envs.core.features.Features`: ``[obs, global, per-action]`` rows,
+    computed once per observation by the environment, e.g. ``BatchedVecEnv(features=True)``);
+    the output is ``[base(obs), global, per_action]`` with the per-action block feature-major
+    (``F`` rows of ``A`` values), ``global_dim`` the width of ``[base, global]`` and
+    ``action_shape`` ``(A, F)`` (:class:`ActionFeaturePolicy` scores it per action; a plain
+    ``MlpPolicy`` reads it as more inputs). :meth:`prepare` turns raw observations into such
+    rows (``predict`` on a raw observation does it: see :class:`MaskedPolicy`). Without
+    features ``global_dim == features_dim`` and ``action_shape is None``."""
 
     def __init__(self, observation_space: gymnasium.spaces.Box, one_hot_max: int = 40,
                  one_hot_budget: int = 1024, embed_dim: int = 0,
-                 game_features: str | None = None,
-                 game_kwargs: dict[str, Any] | None = None) -> None:
-        low = np.asarray(observation_space.low, np.int64).ravel()
-        high = np.asarray(observation_space.high, np.int64).ravel()
+                 features: dict[str, Any] | None = None) -> None:
+        fx = game_features(features) if features else None
+        raw = observation_space.shape[0] if fx is None else fx.obs_size
+        if fx is not None and observation_space.shape != (fx.width,):
+            raise ValueError(f"observation space {observation_space.shape} does not hold "
+                             f"{fx} ({fx.width} values)")
+        low = np.asarray(observation_space.low[:raw], np.int64).ravel()
+        high = np.asarray(observation_space.high[:raw], np.int64).ravel()
         width = high - low + 1
         limit = one_hot_max
         while limit >= 3 and width[(width >= 3) & (width <= limit)].sum() > one_hot_budget:
@@ -166,13 +183,13 @@ class ObsFeatures(BaseFeaturesExtractor):
         cols = np.flatnonzero((width >= 3) & (width <= limit))
         offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
         n_hot = int(offsets[-1])
-        game = load_features(game_features, low.size, game_kwargs) if game_features else None
         base = embed_dim or low.size + n_hot
-        extra = 0 if game is None else game.global_dim
-        action_shape = None if game is None else (game.num_actions, game.action_dim)
-        per_action = 0 if action_shape is None else action_shape[0] * action_shape[1]
+        extra = 0 if fx is None else fx.global_dim
+        action_shape = None if fx is None else (fx.num_actions, fx.action_dim)
+        per_action = 0 if fx is None else fx.num_actions * fx.action_dim
         super().__init__(observation_space, base + extra + per_action)
-        self.game = game
+        self.features = fx
+        self.raw_size = int(raw)
         self.global_dim = base + extra
         self.action_shape = action_shape
         self.register_buffer("cols", torch.as_tensor(cols), persistent=False)
@@ -196,16 +213,21 @@ class ObsFeatures(BaseFeaturesExtractor):
         return torch.where(ok, v + self.offsets, self.n_hot)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        base = self._base(observations)
-        if self.game is None:
-            return base
-        glob, act = self.game(observations.flatten(1))
-        # feature-major: the per-action block is (F, A) (a copy-free flatten when the game
-        # module builds its (B, A, F) output as a transposed (B, F, A) tensor)
-        return torch.cat([base, glob, act.transpose(1, 2).flatten(1)], dim=1)
-
-    def _base(self, observations: torch.Tensor) -> torch.Tensor:
         x = observations.flatten(1)
+        if self.features is None:
+            return self._base(x)
+        return torch.cat([self._base(x[:, :self.raw_size]), x[:, self.raw_size:]], dim=1)
+
+    def prepare(self, obs: np.ndarray) -> np.ndarray:
+        """Raw observations (``(L,)`` or ``(B, L)``) as this extractor's input: with their
+        features computed (unchanged without features, or if they already have them)."""
+        a = np.asarray(obs)
+        if self.features is None or a.shape[-1] != self.raw_size \
+                or a.shape[-1] == self.features.width:
+            return a
+        return self.features.compute(a)
+
+    def _base(self, x: torch.Tensor) -> torch.Tensor:
         feats = torch.sign(x) * torch.log1p(torch.abs(x))
         if self.embed_dim:
             out = self.dense(feats)
@@ -219,10 +241,13 @@ class ObsFeatures(BaseFeaturesExtractor):
         return torch.cat([feats, hot[:, :self.n_hot]], dim=1)
 
 
-def load_features(spec: str, obs_size: int, kwargs: dict[str, Any] | None) -> Any:
-    """The feature module ``spec`` (``"module:Class"``) built for observations of length
-    ``obs_size`` with ``kwargs`` (``ValueError``: the module does not support them)."""
-    return load(spec)(obs_size, **(kwargs or {}))
+def game_features(spec: dict[str, Any]) -> Any:
+    """The :class:`~card_envs.core.features.Features` of ``spec`` ``{"env_id", "options"}``
+    (``ValueError`` if that game has none)."""
+    from card_envs.core.features import Features
+    from card_envs.core.registry import env_class
+
+    return Features(env_class(spec["env_id"]).game_class(**(spec.get("options") or {})))
 
 
 # ------------------------------------------------------------------------------------------

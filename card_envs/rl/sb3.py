@@ -48,6 +48,16 @@ from card_envs.rl.single_agent import OpponentPool
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
+def feature_space(game: Any, features: Any) -> gymnasium.spaces.Box:
+    """The observation space of observations with features: ``[obs, global, per-action]``
+    float32, the observation part bounded as the game declares it."""
+    low = np.full(features.width, -np.inf, np.float32)
+    high = np.full(features.width, np.inf, np.float32)
+    low[:game.obs_size] = game.obs_low
+    high[:game.obs_size] = game.obs_high
+    return gymnasium.spaces.Box(low, high, dtype=np.float32)
+
+
 class PolicyOpponent:
     """A (frozen) MaskablePPO policy as a batched opponent: ``(obs, masks) -> actions``.
     ``deterministic=False`` samples from the policy (keeps self-play diverse)."""
@@ -84,7 +94,8 @@ class BatchedVecEnv(VecEnv):
     """``num_envs`` games of ``env_id`` as one SB3 VecEnv (module docstring)."""
 
     def __init__(self, env_id: str, num_envs: int, opponents: Any = "random",
-                 seats: int | str = "alternate", seed: int = 0, **options: Any) -> None:
+                 seats: int | str = "alternate", seed: int = 0, features: bool = False,
+                 **options: Any) -> None:
         game = env_class(env_id).game_class(**options)
         self.vec = vec = VectorEnv(game, num_envs, seed)
         self.env_id, self.game, self.options = env_id, game, dict(options)
@@ -98,11 +109,21 @@ class BatchedVecEnv(VecEnv):
             raise OptionError(f"seats must be 'alternate' or a seat in 0..{n - 1}, got "
                               f"{seats!r}")
         vec.final_seat[:] = self.learner
+        # the pool given is the pool used (a SelfPlayPool adds and replaces snapshots in it
+        # while training runs); agent specs other than "random" ("heuristic", "mcts:...")
+        # become AgentOpponents in place, as SingleAgentEnv accepts them
         pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool([opponents])
-        # agent specs other than "random" ("heuristic", "mcts:...") play through an
-        # AgentOpponent, as SingleAgentEnv accepts them
-        self._pool = OpponentPool([self._as_member(m, env_id, seed + k, options)
-                                   for k, m in enumerate(pool.members)], pool.weights)
+        for k, m in enumerate(pool.members):
+            pool.members[k] = self._as_member(m, env_id, seed + k, options)
+        self._pool = pool
+        self.features = None
+        if features:
+            from card_envs.core.features import Features
+
+            try:
+                self.features = Features(game)
+            except ValueError as e:
+                raise OptionError(f"{env_id}: features=True, but {e}") from e
         self._rng = np.random.default_rng(seed)
         self._member = np.zeros(B, np.int64)
         self._acts = np.full(B, -1, np.int64)
@@ -111,7 +132,14 @@ class BatchedVecEnv(VecEnv):
         self._len = np.zeros(B, np.int64)
         self._actions: np.ndarray | None = None
         self._seed = seed
-        space = gymnasium.spaces.Box(game.obs_low, game.obs_high, dtype=game.obs_dtype)
+        if self.features is None:
+            space = gymnasium.spaces.Box(game.obs_low, game.obs_high, dtype=game.obs_dtype)
+        else:
+            space = feature_space(game, self.features)
+            # two output buffers, alternating: SB3 stores the previous step's observation
+            # after the next step returns
+            self._bufs = [np.zeros((B, self.features.width), np.float32) for _ in range(2)]
+            self._buf_k = 0
         self.render_mode = None
         super().__init__(B, space, gymnasium.spaces.Discrete(game.num_actions))
         self.opponent_steps = 0  # opponent moves played (for throughput reports)
@@ -184,7 +212,9 @@ class BatchedVecEnv(VecEnv):
                 continue
             done[i] = True
             info = infos[i]
-            info["terminal_observation"] = vec.final_observations[i].copy()
+            final = vec.final_observations[i]
+            info["terminal_observation"] = (final.copy() if self.features is None
+                                            else self.features.compute(final))
             info["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
             ret = float(self._ret[i] + rewards[i])
             info["episode"] = {"r": ret, "l": int(self._len[i])}
@@ -207,7 +237,7 @@ class BatchedVecEnv(VecEnv):
         self._play_opponents(rewards, done, infos)
         self._carry += rewards.astype(np.float32)
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return self.vec.observations.copy()
+        return self._observations()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).astype(np.int64).reshape(self.num_envs)
@@ -229,7 +259,15 @@ class BatchedVecEnv(VecEnv):
         self._ret += rewards
         self._ret[done] = 0.0
         self._len[done] = 0
-        return vec.observations.copy(), rewards.astype(np.float32), done, infos
+        return self._observations(), rewards.astype(np.float32), done, infos
+
+    def _observations(self) -> np.ndarray:
+        """The learner's observations (with their features, computed in one compiled pass
+        over the batch, when ``features``)."""
+        if self.features is None:
+            return self.vec.observations.copy()
+        self._buf_k ^= 1
+        return self.features.compute(self.vec.observations, out=self._bufs[self._buf_k])
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool."""

@@ -37,20 +37,25 @@ class PotentialShaping(VecEnvWrapper):
     ``infos[i]["episode"]`` (the true return) is untouched."""
 
     def __init__(self, venv: Any, potential: Any, num_players: int, scale: float,
-                 gamma: float) -> None:
+                 gamma: float, raw_size: int | None = None) -> None:
         super().__init__(venv)
+        self.raw_size = raw_size  # observations with features: the potential reads obs[:, :L]
         self.potential, self.num_players = potential, num_players
         self.scale, self.gamma = float(scale), float(gamma)
         self.phi = np.zeros(venv.num_envs, np.float64)
 
     def reset(self) -> np.ndarray:
         obs = self.venv.reset()
-        self.phi = np.asarray(self.potential(obs, self.num_players), np.float64)
+        self.phi = self._phi(obs)
         return obs
+
+    def _phi(self, obs: np.ndarray) -> np.ndarray:
+        raw = obs if self.raw_size is None else obs[:, :self.raw_size]
+        return np.asarray(self.potential(raw, self.num_players), np.float64)
 
     def step_wait(self) -> Any:
         obs, rew, done, infos = self.venv.step_wait()
-        phi = np.asarray(self.potential(obs, self.num_players), np.float64)
+        phi = self._phi(obs)
         nxt = np.where(done, 0.0, phi)
         rew = rew + (self.scale * (self.gamma * nxt - self.phi)).astype(rew.dtype)
         self.phi = phi

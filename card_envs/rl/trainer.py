@@ -68,8 +68,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 try:
     import torch
     from sb3_contrib import MaskablePPO
@@ -80,10 +78,11 @@ except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError("card_envs.rl.trainer needs the train extra: "
                       "pip install 'card-envs[train]'") from e
 
+from card_envs.core.features import has_features
 from card_envs.core.manifest import TrainSpec
-from card_envs.core.registry import manifest, resolve_env_id
+from card_envs.core.registry import env_class, manifest, resolve_env_id
 from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history
-from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures, load_features
+from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
 from card_envs.rl.sb3 import BatchedVecEnv
 from card_envs.rl.selfplay import AgentOpponent, SelfPlayPool
 from card_envs.rl.shaping import PotentialShaping, game_potential
@@ -114,7 +113,7 @@ DEFAULTS: dict[str, Any] = {
     "eval_games": 200,
     "evals": 8,
     "normalize_reward": None,  # VecNormalize the rewards (None: only with reward_mode="points")
-    "game_features": True,   # add the game's feature module (manifest train.features), if any
+    "game_features": True,   # observations carry the game's features (features.py), if any
     "action_head": True,     # per-action features scored by a shared net (ActionFeaturePolicy)
     "scorer_arch": (64,),    # that shared per-action scorer's hidden layers
     "context_dim": 8,        # state context fed to the scorer from the policy MLP (0: none)
@@ -127,27 +126,19 @@ def train_spec(env_id: str) -> TrainSpec:
     return manifest(env_id).train
 
 
-def game_features(env_id: str, obs_size: int, num_players: int, num_actions: int,
-                  cfg: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]] | None:
-    """``(spec, kwargs)`` of the game's feature module (its manifest's ``train.features``,
-    :mod:`card_envs.rl.features`) for this configuration, or ``None`` (none declared,
-    ``game_features`` off, or the module does not support the configuration: a warning says so
-    and the run goes on with the base features)."""
+def game_features(env_id: str, cfg: dict[str, Any] | None = None, **options: Any
+                  ) -> dict[str, Any] | None:
+    """``{"env_id", "options"}`` naming the game's features (``card_envs/<game>/features.py``,
+    :class:`~card_envs.core.features.Features`) for these game options, or ``None`` (the game
+    has none, or the setting ``game_features`` is off: the observation alone)."""
     cfg = {**DEFAULTS, **(cfg or {})}
-    spec = train_spec(env_id).features
-    if not spec or not cfg["game_features"]:
+    if not cfg["game_features"] or not has_features(env_class(env_id).game_class):
         return None
-    kwargs = {"num_players": int(num_players), "num_actions": int(num_actions)}
-    try:
-        load_features(spec, obs_size, kwargs)
-    except ValueError as e:
-        warnings.warn(f"{spec}: {e}; training without game features", stacklevel=2)
-        return None
-    return spec, kwargs
+    return {"env_id": env_id, "options": dict(options)}
 
 
 def policy_kwargs(cfg: dict[str, Any] | None = None,
-                  features: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                  features: dict[str, Any] | None = None) -> dict[str, Any]:
     """MaskablePPO ``policy_kwargs`` for the settings ``cfg`` (default :data:`DEFAULTS`) and
     the game features ``features`` (from :func:`game_features`; ``None``: none)."""
     cfg = {**DEFAULTS, **(cfg or {})}
@@ -157,20 +148,22 @@ def policy_kwargs(cfg: dict[str, Any] | None = None,
                            "features_extractor_class": ObsFeatures,
                            "features_extractor_kwargs": fx}
     if features is not None:
-        fx["game_features"], fx["game_kwargs"] = features[0], dict(features[1])
+        fx["features"] = {"env_id": features["env_id"],
+                          "options": dict(features.get("options") or {})}
         if cfg["action_head"]:
             out["scorer_arch"] = [int(h) for h in cfg["scorer_arch"]]
             out["context_dim"] = int(cfg["context_dim"])
     return out
 
 
-def policy_spec(env_id: str, obs_size: int, num_players: int, num_actions: int,
-                cfg: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-    """``(policy, policy_kwargs)`` for MaskablePPO: :class:`ActionFeaturePolicy` when the game
-    has per-action features and ``action_head`` is on, else :class:`MaskedPolicy`."""
+def policy_spec(env_id: str, cfg: dict[str, Any] | None = None, **options: Any
+                ) -> tuple[Any, dict[str, Any]]:
+    """``(policy, policy_kwargs)`` for MaskablePPO on ``env_id`` with game ``options``:
+    :class:`ActionFeaturePolicy` when the game has features (and ``game_features`` and
+    ``action_head`` are on), else :class:`MaskedPolicy`. The environment must then carry the
+    features (``BatchedVecEnv(features=True)``)."""
     cfg = {**DEFAULTS, **(cfg or {})}
-    feats = game_features(env_id, obs_size, num_players, num_actions, cfg)
-    kw = policy_kwargs(cfg, feats)
+    kw = policy_kwargs(cfg, game_features(env_id, cfg, **options))
     return (ActionFeaturePolicy if "scorer_arch" in kw else MaskedPolicy), kw
 
 
@@ -437,19 +430,20 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
                         cfg["heuristic_weight"])
     with warnings.catch_warnings():  # BatchedVecEnv has no render_mode attribute
         warnings.filterwarnings("ignore", message=".*render_mode")
+        feats = game_features(env_id, cfg, num_players=players, **game_options)
         venv = BatchedVecEnv(env_id, cfg["num_envs"], opponents=pool.pool, seed=seed,
-                             num_players=players, **game_options)
+                             features=feats is not None, num_players=players, **game_options)
     env: Any = venv
     potential = game_potential(env_id) if cfg["shaping"] else None
     if potential is not None:
-        env = PotentialShaping(env, potential, players, cfg["shaping"], cfg["gamma"])
+        env = PotentialShaping(env, potential, players, cfg["shaping"], cfg["gamma"],
+                               raw_size=venv.game.obs_size)
     norm = cfg["normalize_reward"]
     if norm is None:
         norm = game_options.get("reward_mode") == "points"
     if norm:  # rewards only: the policy still sees raw observations (and so do opponents)
         env = VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=cfg["gamma"])
-    policy, pkw = policy_spec(env_id, int(np.prod(venv.observation_space.shape)),
-                              venv.game.num_players, venv.game.num_actions, cfg)
+    policy, pkw = policy_spec(env_id, cfg, num_players=players, **game_options)
     model = MaskablePPO(
         policy, env, learning_rate=cfg["learning_rate"], n_steps=cfg["n_steps"],
         batch_size=cfg["batch_size"], n_epochs=cfg["n_epochs"], gamma=cfg["gamma"],
@@ -479,7 +473,7 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     model.save(final_path)
     cfg["net_arch"] = list(cfg["net_arch"])
     cfg["policy"] = policy if isinstance(policy, str) else policy.__name__
-    cfg["features"] = pkw["features_extractor_kwargs"].get("game_features")
+    cfg["features"] = feats is not None
     (out / "config.json").write_text(json.dumps(cfg, indent=1, default=str))
     return TrainResult(env_id, players, model, out, final_path, cb.history,
                        int(model.num_timesteps), cb.env_steps(), cb.updates, seconds,

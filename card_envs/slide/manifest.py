@@ -16,6 +16,5 @@ MANIFEST = GameManifest(
         Playthrough("6p", {"num_players": 6}, seed=3),
     ),
     train=TrainSpec(settings={"shaping": 1.0, "evals": 4},
-                    features="card_envs.rl.features.slide:PushFeatures",
                     potential="card_envs.slide.features:potential"),
 )

@@ -38,15 +38,17 @@ for env_id in env_ids():
         assert phi.shape == (len(obs),), env_id
     print("game", env_id)
 
-from card_envs.isflak.features import features as isflak_features
-from card_envs.slide.features import features as slide_features
+from card_envs.core.features import Features, has_features
+from card_envs.core.vector import VectorEnv
 
-obs = Engine("slide_v0").observe(Engine("slide_v0").new_state(2), 0)[None]
-glob, act = slide_features(obs, 2)
-assert glob.shape == (1, 12) and act.shape == (1, 15, 56)
-eng = Engine("isflak_v0")
-glob, act = isflak_features(eng.observe(eng.new_state(3), 0)[None], 2, 4)
-assert glob.shape == (1, 385) and act.shape == (1, 17, eng.game.num_actions)
+for env_id in env_ids():
+    game = Engine(env_id).game
+    if has_features(game):
+        fx = Features(game)
+        vec = VectorEnv(game, 4, 0)
+        x = fx.compute(vec.observations)
+        assert x.shape == (4, fx.width) and np.isfinite(x).all(), env_id
+        print("features", env_id)
 
 from card_envs.rl import SingleAgentEnv
 
