@@ -62,6 +62,8 @@ from card_envs.isflak.layout import (
     C_PTS_FACE,
     C_PTS_NUMBER,
     CELLS,
+    COLS,
+    DIRS,
     MAX_DIST,
     MOVE0,
     MOVES_PER_PENGUIN,
@@ -72,6 +74,7 @@ from card_envs.isflak.layout import (
     OWN_CODE,
     P_MOVE,
     P_PLACE,
+    ROWS,
     SEAT_FIELDS,
     SEAT_SCORE,
     T_PHASE,
@@ -90,14 +93,21 @@ GLOBAL_FEATURES = tuple(f"{f}_{c}" for c in range(CELLS) for f in CELL_FEATURES)
 
 NC = len(CELL_FEATURES)
 _SRC_PTS, _SRC_REACH, _DIST, _MOVE, _PLACE = NC + 1, NC + 2, NC + 3, NC + 4, NC + 5
-# scratch rows (one float64 allocation per observation): per cell (35 + the off-board
-# sentinel) the cell features, points, owner code, free flag and per-direction reach / seen
-# own / seen other penguins
-_PTS, _OCC, _FREE = NC, NC + 1, NC + 2
-_RD = NC + 3
-_OWN = _RD + NDIR
-_OPP = _OWN + NDIR
-_ROW = _OPP + NDIR
+# rays never stop at MAX_DIST inside the board, so the ray from c in direction d is its first
+# step t plus the ray from t: fill builds all rays at once in ORDER[d] (t before c)
+assert max(ROWS, COLS) - 1 <= MAX_DIST
+
+
+def _order() -> np.ndarray:
+    """``ORDER[d]``: the cells sorted so that the first ray step of each comes before it."""
+    out = np.empty((NDIR, CELLS), np.int32)
+    for d, (dr, dc) in enumerate(DIRS):
+        key = [-(dr * (c // COLS) + dc * (c % COLS)) for c in range(CELLS)]
+        out[d] = np.argsort(key, kind="stable")
+    return out
+
+
+ORDER = _order()
 
 
 def dims(game: Any) -> tuple[int, int]:
@@ -112,66 +122,77 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     n = cfg[C_PLAYERS]
     peng = cfg[C_PENG]
     tail = OBS_SEATS + n * (peng + SEAT_FIELDS)  # layout.obs_tail(n, peng)
-    X = np.empty((CELLS + 1, _ROW))
+    W = (CELLS + 1) * NDIR  # per (cell, direction), the off-board sentinel's rows 0
+    buf = np.empty(3 * (CELLS + 1) + 4 * W)
+    pts = buf[:CELLS + 1]
+    occ = buf[CELLS + 1:2 * (CELLS + 1)]
+    free = buf[2 * (CELLS + 1):3 * (CELLS + 1)]
+    o1 = 3 * (CELLS + 1)
+    RD = buf[o1:o1 + W]
+    CN = buf[o1 + W:o1 + 2 * W]
+    BE = buf[o1 + 2 * W:o1 + 3 * W]
+    SE = buf[o1 + 3 * W:o1 + 4 * W]
     for c in range(CELLS):
         p = obs[OBS_POINTS + c]
         o = obs[OBS_OWNER + c]
-        X[c, _PTS] = p
-        X[c, _OCC] = o
-        X[c, _FREE] = 1.0 if (p >= 0 and o == 0) else 0.0
-    for f in range(_ROW):
-        X[CELLS, f] = 0.0  # the off-board sentinel: no card, never free, features 0
-    X[CELLS, _PTS] = -1.0
+        pts[c] = p
+        occ[c] = o
+        free[c] = 1.0 if (p >= 0 and o == 0) else 0.0
+    pts[CELLS] = -1.0
+    occ[CELLS] = 0.0
+    free[CELLS] = 0.0
+    for d in range(NDIR):
+        i = CELLS * NDIR + d
+        RD[i] = 0.0
+        CN[i] = 0.0
+        BE[i] = 0.0
+        SE[i] = 0.0
+    # every ray at once: the ray from c is its first step t plus the ray from t (ORDER)
+    for d in range(NDIR):
+        for j in range(CELLS):
+            c = ORDER[d, j]
+            t = RAY[(c * NDIR + d) * MAX_DIST]
+            i = c * NDIR + d
+            k = t * NDIR + d
+            f = free[t]
+            pt = pts[t]
+            RD[i] = f * (pt + RD[k])
+            CN[i] = f * (1.0 + CN[k])
+            BE[i] = f * max(pt, BE[k])
+            SE[i] = occ[t] + f * SE[k]  # the owner code of the penguin the ray ends at
     for c in range(CELLS):
         reach = 0.0
         best = 0.0
         moves = 0.0
-        for d in range(NDIR):
-            rd = 0.0
-            own = 0.0
-            opp = 0.0
-            r0 = (c * NDIR + d) * MAX_DIST
-            for s in range(MAX_DIST):
-                t = RAY[r0 + s]
-                if X[t, _FREE] == 0.0:  # blocked: by a penguin (seen), a gap or the edge
-                    o = X[t, _OCC]
-                    if o == OWN_CODE:
-                        own = 1.0
-                    elif o > OWN_CODE:
-                        opp = 1.0
-                    break
-                pt = X[t, _PTS]
-                rd += pt
-                if pt > best:
-                    best = pt
-                moves += 1.0
-            X[c, _RD + d] = rd
-            X[c, _OWN + d] = own
-            X[c, _OPP + d] = opp
-            reach += rd
         own = 0.0
         opp = 0.0
         own_cut = 0.0
         opp_cut = 0.0
         for d in range(NDIR):
-            back = X[c, _RD + (d + NDIR // 2) % NDIR]
-            own += X[c, _OWN + d]
-            opp += X[c, _OPP + d]
-            own_cut += X[c, _OWN + d] * back
-            opp_cut += X[c, _OPP + d] * back
-        X[c, 0] = X[c, _PTS] / 3.0
-        X[c, 1] = X[c, _FREE]
-        X[c, 2] = 1.0 if X[c, _PTS] < 0 else 0.0
-        X[c, 3] = reach / 10.0
-        X[c, 4] = best / 3.0
-        X[c, 5] = moves / 10.0
-        X[c, 6] = own / 2.0
-        X[c, 7] = opp / 2.0
-        X[c, 8] = BORDER[c]
-        X[c, 9] = own_cut / 10.0
-        X[c, 10] = opp_cut / 10.0
-        for f in range(NC):
-            glob[c * NC + f] = X[c, f]
+            i = c * NDIR + d
+            reach += RD[i]
+            moves += CN[i]
+            best = max(best, BE[i])
+            o = SE[i]
+            back = RD[c * NDIR + (d + NDIR // 2) % NDIR]
+            mine = 1.0 if o == OWN_CODE else 0.0
+            theirs = 1.0 if o > OWN_CODE else 0.0
+            own += mine
+            opp += theirs
+            own_cut += mine * back
+            opp_cut += theirs * back
+        g = c * NC
+        glob[g] = pts[c] / 3.0
+        glob[g + 1] = free[c]
+        glob[g + 2] = 1.0 if pts[c] < 0 else 0.0
+        glob[g + 3] = reach / 10.0
+        glob[g + 4] = best / 3.0
+        glob[g + 5] = moves / 10.0
+        glob[g + 6] = own / 2.0
+        glob[g + 7] = opp / 2.0
+        glob[g + 8] = BORDER[c]
+        glob[g + 9] = own_cut / 10.0
+        glob[g + 10] = opp_cut / 10.0
     for f in range(act.shape[0]):
         for a in range(act.shape[1]):
             act[f, a] = 0.0
@@ -179,24 +200,23 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
         return
     phase = obs[tail + T_PHASE]
     if phase == P_PLACE:
-        # number cards if any is free on the border, else face cards, told apart by points
         want = cfg[C_PTS_NUMBER]
         found = False
         for c in range(CELLS):
-            if BORDER[c] and X[c, _FREE] > 0 and X[c, _PTS] == want:
+            if BORDER[c] and free[c] > 0 and pts[c] == want:
                 found = True
         if not found:
             want = cfg[C_PTS_FACE]
         for c in range(CELLS):
-            if BORDER[c] and X[c, _FREE] > 0 and X[c, _PTS] == want:
+            if BORDER[c] and free[c] > 0 and pts[c] == want:
                 act[0, c] = 1.0
                 for f in range(NC):
-                    act[1 + f, c] = X[c, f]
+                    act[1 + f, c] = glob[c * NC + f]
                 act[_PLACE, c] = 1.0
         return
     if phase != P_MOVE:
         return
-    base = OBS_SEATS  # layout.obs_seat(0, peng): the own penguin slots
+    base = OBS_SEATS
     for k in range(peng):
         src = obs[base + k]
         if src < 0:
@@ -206,14 +226,14 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
             r0 = (src * NDIR + d) * MAX_DIST
             for s in range(MAX_DIST):
                 t = RAY[r0 + s]
-                if X[t, _FREE] == 0.0:
+                if free[t] == 0.0:
                     break
                 a = a0 + d * MAX_DIST + s
                 act[0, a] = 1.0
                 for f in range(NC):
-                    act[1 + f, a] = X[t, f]
-                act[_SRC_PTS, a] = X[src, 0]
-                act[_SRC_REACH, a] = X[src, 3]
+                    act[1 + f, a] = glob[t * NC + f]
+                act[_SRC_PTS, a] = glob[src * NC]
+                act[_SRC_REACH, a] = glob[src * NC + 3]
                 act[_DIST, a] = (s + 1) / MAX_DIST
                 act[_MOVE, a] = 1.0
 
