@@ -1,13 +1,11 @@
-"""Action-aligned (egocentric) features of an Isflak observation (numba and numpy only: no
-torch).
+"""Action-aligned (egocentric) features of an Isflak observation (numba and numpy only).
 
-A movement action ``35 + (k*8 + d)*6 + (s-1)`` is worth what the cell ``s`` steps from penguin
-slot ``k``'s *current* cell in direction ``d`` is worth: a plain MLP on the flat observation
-has to learn that position-dependent gather. :func:`features` computes it from the observation
-alone (layout: ``card_envs.isflak.env``) over the ray table of :mod:`card_envs.isflak.rules`
-(``RAY``), in one compiled loop over the batch (:func:`fill_features`). The torch module of
-the RL layer, :class:`card_envs.rl.features.isflak.RayFeatures`, wraps it (and has a
-batched-torch twin, cell-major, tested equal).
+The interface of :mod:`card_envs.core.features`: :func:`dims` and the per-row kernel
+:func:`fill`. A movement action ``35 + (k*8 + d)*6 + (s-1)`` is worth what the cell ``s`` steps
+from penguin slot ``k``'s *current* cell in direction ``d`` is worth: a plain MLP on the flat
+observation has to learn that position-dependent gather. :func:`fill` computes it from one
+observation row alone (layout: ``card_envs.isflak.env``) over the rules' ray table (``RAY``).
+Every feature is a count of cells or points on the board as observed (no judgement).
 
 Per cell ``c`` (``CELL_FEATURES``, on the board as observed):
 
@@ -29,144 +27,215 @@ Per cell ``c`` (``CELL_FEATURES``, on the board as observed):
 
 A penguin on ``c`` blocks its own rays, so ``reach``/``best``/``moves`` of the target of a move
 are exactly the values on the board after the move (the vacated source becomes a gap, and was
-already a blocker). Cells beyond the board read 0.
+already a blocker).
 
-Per action (``ACTION_FEATURES``, ``F = 17`` values each, in action order):
+Per action (``ACTION_FEATURES``, ``F = 17``, ``act[f, a]``); every row of an action that is not
+legal is 0:
 
-* placement ``a`` (cell ``a``): ``legal`` = placement phase and a free border cell (the
-  mask may narrow it to number cards), the cell features of ``a``,
-  ``src_pts = src_reach = dist = 0``, ``move = 0``, ``place = 1``;
-* movement ``(k, d, s)``: ``legal`` = penguin ``k`` is on the board and every cell up to the
-  target is free, in the movement phase (equals the action mask there), the cell features of the
-  target (0 where the target is off the board or the penguin is unplaced / gone), the points
-  and ``reach`` of the source cell (what the penguin leaves), ``dist = s/6``, ``move = 1``,
-  ``place = 0``.
+* placement ``a`` (cell ``a``): ``legal`` = the observer is to act in the placement phase and
+  ``a`` is a free border card of the kind the rule allows (number cards if any is free, else
+  face cards), told apart by their points (the ``card_points`` in ``cfg``): exactly the action
+  mask when ace, face and number points differ (the default), a superset of it otherwise (the
+  observation has no card kinds); then the cell features of ``a``, ``place = 1``;
+* movement ``(k, d, s)``: ``legal`` = the observer is to act in the movement phase, penguin
+  ``k`` is on the board and every cell up to the target is free (= the action mask); the cell
+  features of the target, the points of the source card (``src_pts``: what the move takes) and
+  its ``reach`` (``src_reach``), ``dist = s/6``, ``move = 1``.
 
-The global features are the 11 cell features of the 35 cells (``(B, 385)``). Works for every
-player count and ``penguins_per_player``. :func:`potential` is the reward-shaping potential
-(the manifest's ``train.potential``). The features have no parameters: the policy learns on
-top of them (:class:`card_envs.rl.policy.ActionFeaturePolicy`).
+Global features (``GLOBAL_FEATURES``): the 11 cell features of the 35 cells, cell-major
+(``c*11 + f``). Works for every player count and ``penguins_per_player``: ``dims`` is
+``(385, 17)``. :func:`potential` is the reward-shaping potential (the manifest's
+``train.potential``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from card_envs.core.jit import njit
-from card_envs.isflak.rules import BORDER, CELLS, MAX_DIST, NDIR, RAY
-from card_envs.isflak.rules import num_actions as isflak_num_actions
+from card_envs.core.kernels import C_PLAYERS
+from card_envs.isflak.board import BORDER, RAY
+from card_envs.isflak.layout import (
+    C_PENG,
+    C_PTS_FACE,
+    C_PTS_NUMBER,
+    CELLS,
+    COLS,
+    DIRS,
+    MAX_DIST,
+    MOVE0,
+    MOVES_PER_PENGUIN,
+    NDIR,
+    OBS_OWNER,
+    OBS_POINTS,
+    OBS_SEATS,
+    OWN_CODE,
+    P_MOVE,
+    P_PLACE,
+    ROWS,
+    SEAT_FIELDS,
+    SEAT_SCORE,
+    T_PHASE,
+    T_TO_ACT,
+    obs_seat,
+    peng_of_obs,
+)
+
+__all__ = ["ACTION_FEATURES", "CELL_FEATURES", "GLOBAL_FEATURES", "dims", "fill", "potential"]
 
 CELL_FEATURES = ("pts", "free", "gap", "reach", "best", "moves", "own", "opp", "border",
                  "own_cut", "opp_cut")
 ACTION_FEATURES = ("legal",) + CELL_FEATURES + ("src_pts", "src_reach", "dist", "move",
                                                 "place")
+GLOBAL_FEATURES = tuple(f"{f}_{c}" for c in range(CELLS) for f in CELL_FEATURES)
+
+NC = len(CELL_FEATURES)
+_SRC_PTS, _SRC_REACH, _DIST, _MOVE, _PLACE = NC + 1, NC + 2, NC + 3, NC + 4, NC + 5
+# rays never stop at MAX_DIST inside the board, so the ray from c in direction d is its first
+# step t plus the ray from t: fill builds all rays at once in ORDER[d] (t before c)
+assert max(ROWS, COLS) - 1 <= MAX_DIST
 
 
-def features(obs: np.ndarray, num_players: int, penguins_per_player: int
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """``(global (B, 35*11), per_action (B, 17, 35 + 48P))`` float32 (feature-major) of
-    observations ``(B, L)`` (module docstring)."""
-    x = np.ascontiguousarray(np.asarray(obs, np.float32).reshape(len(obs), -1))
-    peng = int(penguins_per_player)
-    glob = np.empty((x.shape[0], CELLS * len(CELL_FEATURES)), np.float32)
-    act = np.empty((x.shape[0], len(ACTION_FEATURES), isflak_num_actions(peng)), np.float32)
-    fill_features(x, int(num_players), peng, glob, act)
-    return glob, act
+def _order() -> np.ndarray:
+    """``ORDER[d]``: the cells sorted so that the first ray step of each comes before it."""
+    out = np.empty((NDIR, CELLS), np.int32)
+    for d, (dr, dc) in enumerate(DIRS):
+        key = [-(dr * (c // COLS) + dc * (c % COLS)) for c in range(CELLS)]
+        out[d] = np.argsort(key, kind="stable")
+    return out
+
+
+ORDER = _order()
+
+
+def dims(game: Any) -> tuple[int, int]:
+    """``(G, F)`` of ``game`` (the same for every Isflak option; ``A = 35 + 48P``)."""
+    return len(GLOBAL_FEATURES), len(ACTION_FEATURES)
 
 
 @njit(cache=True)
-def fill_features(x: np.ndarray, n: int, peng: int, glob: np.ndarray, act: np.ndarray) -> None:
-    """Write ``glob (B, 35*11)`` and ``act (B, 17, 35 + 48P)`` (feature-major) of ``x (B, L)``
-    (the compiled loop of :func:`features`)."""
-    nc = len(CELL_FEATURES)
-    C = np.zeros((CELLS + 1, nc))
-    ok = np.zeros((CELLS, NDIR * MAX_DIST))
-    reach_dir = np.zeros((CELLS, NDIR))
-    own_dir = np.zeros((CELLS, NDIR))
-    opp_dir = np.zeros((CELLS, NDIR))
-    pts = np.empty(CELLS + 1)
-    occ = np.empty(CELLS + 1)
-    free = np.empty(CELLS + 1)
-    for b in range(x.shape[0]):
+def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) -> None:
+    """Write ``glob`` (``(385,)``) and ``act`` (``(17, 35 + 48P)``) of one observation row
+    (module docstring)."""
+    n = cfg[C_PLAYERS]
+    peng = cfg[C_PENG]
+    tail = OBS_SEATS + n * (peng + SEAT_FIELDS)  # layout.obs_tail(n, peng)
+    W = (CELLS + 1) * NDIR  # per (cell, direction), the off-board sentinel's rows 0
+    buf = np.empty(3 * (CELLS + 1) + 4 * W)
+    pts = buf[:CELLS + 1]
+    occ = buf[CELLS + 1:2 * (CELLS + 1)]
+    free = buf[2 * (CELLS + 1):3 * (CELLS + 1)]
+    o1 = 3 * (CELLS + 1)
+    RD = buf[o1:o1 + W]
+    CN = buf[o1 + W:o1 + 2 * W]
+    BE = buf[o1 + 2 * W:o1 + 3 * W]
+    SE = buf[o1 + 3 * W:o1 + 4 * W]
+    for c in range(CELLS):
+        p = obs[OBS_POINTS + c]
+        o = obs[OBS_OWNER + c]
+        pts[c] = p
+        occ[c] = o
+        free[c] = 1.0 if (p >= 0 and o == 0) else 0.0
+    pts[CELLS] = -1.0
+    occ[CELLS] = 0.0
+    free[CELLS] = 0.0
+    for d in range(NDIR):
+        i = CELLS * NDIR + d
+        RD[i] = 0.0
+        CN[i] = 0.0
+        BE[i] = 0.0
+        SE[i] = 0.0
+    # every ray at once: the ray from c is its first step t plus the ray from t (ORDER)
+    for d in range(NDIR):
+        for j in range(CELLS):
+            c = ORDER[d, j]
+            t = RAY[(c * NDIR + d) * MAX_DIST]
+            i = c * NDIR + d
+            k = t * NDIR + d
+            f = free[t]
+            pt = pts[t]
+            RD[i] = f * (pt + RD[k])
+            CN[i] = f * (1.0 + CN[k])
+            BE[i] = f * max(pt, BE[k])
+            SE[i] = occ[t] + f * SE[k]  # the owner code of the penguin the ray ends at
+    for c in range(CELLS):
+        reach = 0.0
+        best = 0.0
+        moves = 0.0
+        own = 0.0
+        opp = 0.0
+        own_cut = 0.0
+        opp_cut = 0.0
+        for d in range(NDIR):
+            i = c * NDIR + d
+            reach += RD[i]
+            moves += CN[i]
+            best = max(best, BE[i])
+            o = SE[i]
+            back = RD[c * NDIR + (d + NDIR // 2) % NDIR]
+            mine = 1.0 if o == OWN_CODE else 0.0
+            theirs = 1.0 if o > OWN_CODE else 0.0
+            own += mine
+            opp += theirs
+            own_cut += mine * back
+            opp_cut += theirs * back
+        g = c * NC
+        glob[g] = pts[c] / 3.0
+        glob[g + 1] = free[c]
+        glob[g + 2] = 1.0 if pts[c] < 0 else 0.0
+        glob[g + 3] = reach / 10.0
+        glob[g + 4] = best / 3.0
+        glob[g + 5] = moves / 10.0
+        glob[g + 6] = own / 2.0
+        glob[g + 7] = opp / 2.0
+        glob[g + 8] = BORDER[c]
+        glob[g + 9] = own_cut / 10.0
+        glob[g + 10] = opp_cut / 10.0
+    for f in range(act.shape[0]):
+        for a in range(act.shape[1]):
+            act[f, a] = 0.0
+    if obs[tail + T_TO_ACT] != 0:
+        return
+    phase = obs[tail + T_PHASE]
+    if phase == P_PLACE:
+        want = cfg[C_PTS_NUMBER]
+        found = False
         for c in range(CELLS):
-            pts[c] = x[b, c]
-            occ[c] = x[b, CELLS + c]
-            free[c] = 1.0 if (pts[c] >= 0 and occ[c] == 0) else 0.0
-        pts[CELLS] = -1.0
-        occ[CELLS] = 0.0
-        free[CELLS] = 0.0
+            if BORDER[c] and free[c] > 0 and pts[c] == want:
+                found = True
+        if not found:
+            want = cfg[C_PTS_FACE]
         for c in range(CELLS):
-            reach = 0.0
-            best = 0.0
-            moves = 0.0
-            for d in range(NDIR):
-                rd = 0.0
-                own_dir[c, d] = 0.0
-                opp_dir[c, d] = 0.0
-                going = True
-                for s in range(MAX_DIST):
-                    t = RAY[(c * NDIR + d) * MAX_DIST + s]
-                    if going and free[t] > 0:
-                        ok[c, d * MAX_DIST + s] = 1.0
-                        rd += pts[t]
-                        if pts[t] > best:
-                            best = pts[t]
-                        moves += 1.0
-                    else:
-                        if going:
-                            if occ[t] == 1:
-                                own_dir[c, d] = 1.0
-                            elif occ[t] > 1:
-                                opp_dir[c, d] = 1.0
-                        going = False
-                        ok[c, d * MAX_DIST + s] = 0.0
-                reach_dir[c, d] = rd
-                reach += rd
-            C[c, 0] = pts[c] / 3.0
-            C[c, 1] = free[c]
-            C[c, 2] = 1.0 if pts[c] < 0 else 0.0
-            C[c, 3] = reach / 10.0
-            C[c, 4] = best / 3.0
-            C[c, 5] = moves / 10.0
-            own = 0.0
-            opp = 0.0
-            own_cut = 0.0
-            opp_cut = 0.0
-            for d in range(NDIR):
-                own += own_dir[c, d]
-                opp += opp_dir[c, d]
-                own_cut += own_dir[c, d] * reach_dir[c, (d + 4) % NDIR]
-                opp_cut += opp_dir[c, d] * reach_dir[c, (d + 4) % NDIR]
-            C[c, 6] = own / 2.0
-            C[c, 7] = opp / 2.0
-            C[c, 8] = BORDER[c]
-            C[c, 9] = own_cut / 10.0
-            C[c, 10] = opp_cut / 10.0
-            for f in range(nc):
-                glob[b, c * nc + f] = C[c, f]
-        phase = x[b, 2 * CELLS + n * (peng + 3)]
-        for a in range(act.shape[2]):
-            for f in range(act.shape[1]):
-                act[b, f, a] = 0.0
-        for c in range(CELLS):
-            act[b, 0, c] = C[c, 1] * BORDER[c] * (1.0 if phase == 0 else 0.0)
-            for f in range(nc):
-                act[b, 1 + f, c] = C[c, f]
-            act[b, nc + 5, c] = 1.0
-        for k in range(peng):
-            pos = int(round(x[b, 2 * CELLS + k]))
-            here = 1.0 if pos >= 0 else 0.0
-            src = pos if pos >= 0 else 0
-            for j in range(NDIR * MAX_DIST):
-                a = CELLS + k * NDIR * MAX_DIST + j
-                t = RAY[src * NDIR * MAX_DIST + j]
-                act[b, 0, a] = ok[src, j] * here * (1.0 if phase == 1 else 0.0)
-                for f in range(nc):
-                    act[b, 1 + f, a] = C[t, f] * here
-                act[b, nc + 1, a] = C[src, 0] * here
-                act[b, nc + 2, a] = C[src, 3] * here
-                act[b, nc + 3, a] = (j % MAX_DIST + 1) / MAX_DIST
-                act[b, nc + 4, a] = 1.0
+            if BORDER[c] and free[c] > 0 and pts[c] == want:
+                act[0, c] = 1.0
+                for f in range(NC):
+                    act[1 + f, c] = glob[c * NC + f]
+                act[_PLACE, c] = 1.0
+        return
+    if phase != P_MOVE:
+        return
+    base = OBS_SEATS
+    for k in range(peng):
+        src = obs[base + k]
+        if src < 0:
+            continue
+        a0 = MOVE0 + k * MOVES_PER_PENGUIN
+        for d in range(NDIR):
+            r0 = (src * NDIR + d) * MAX_DIST
+            for s in range(MAX_DIST):
+                t = RAY[r0 + s]
+                if free[t] == 0.0:
+                    break
+                a = a0 + d * MAX_DIST + s
+                act[0, a] = 1.0
+                for f in range(NC):
+                    act[1 + f, a] = glob[t * NC + f]
+                act[_SRC_PTS, a] = glob[src * NC]
+                act[_SRC_REACH, a] = glob[src * NC + 3]
+                act[_DIST, a] = (s + 1) / MAX_DIST
+                act[_MOVE, a] = 1.0
 
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
@@ -177,11 +246,11 @@ def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
     placement on."""
     obs = np.asarray(obs, np.float64).reshape(len(obs), -1)
     n = int(num_players)
-    peng = (obs.shape[1] - 2 * CELLS - 3) // n - 3
-    pts = np.clip(obs[:, :CELLS], 0, None)
-    occ = obs[:, CELLS:2 * CELLS]
+    peng = peng_of_obs(obs.shape[1], n)
+    pts = np.clip(obs[:, OBS_POINTS:OBS_POINTS + CELLS], 0, None)
+    occ = obs[:, OBS_OWNER:OBS_OWNER + CELLS]
     secured = np.empty((len(obs), n))
     for i in range(n):
-        pile = obs[:, 2 * CELLS + i * (peng + 3) + peng + 1]
-        secured[:, i] = pile + (pts * (occ == i + 1)).sum(1)
+        pile = obs[:, obs_seat(i, peng) + peng + SEAT_SCORE]
+        secured[:, i] = pile + (pts * (occ == OWN_CODE + i)).sum(1)
     return (secured[:, 0] - secured[:, 1:].max(1)) / 10.0

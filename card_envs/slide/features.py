@@ -1,197 +1,330 @@
-"""Action-aligned features of a Slide observation (numba and numpy only: no torch).
+"""Action-aligned features of a Slide observation: game facts only (numba and numpy only).
 
-A pick ``16 + (value-1)*4 + side`` pushes ``value`` into the own grid from ``side`` toward the
-empty slot; what it is worth depends on the grid it leaves, which a plain MLP on the flat
-observation has to simulate. :func:`features` builds every resulting grid and scores it with
-the expected-points formula of the Slide heuristic (``agents/slide.py``, shared through
-:mod:`card_envs.slide.estimate`): a face-up card counts 0 when a face-up neighbour has its
-value, else its value times the chance that no face-down neighbour turns out equal; a face-down
-card counts the expected value of an unseen card over the values no face-up neighbour pairs
-(chances from the observation's unseen counts). A reveal of slot ``s`` is scored on the grid
-with ``s`` opened. Everything is a pure function of the observation (layout:
-``card_envs.slide.env``), computed by one compiled loop over the batch (:func:`fill_features`,
-with the rules' ``shift_in``). The torch module of the RL layer,
-:class:`card_envs.rl.features.slide.PushFeatures`, wraps it (and has a batched-torch twin,
-tested equal). :func:`potential` is the reward-shaping potential (the manifest's
-``train.potential``).
+The interface of :mod:`card_envs.core.features`: :func:`dims` and the per-row kernel
+:func:`fill`, which reads one observation (layout: ``card_envs.slide.env``; the observer's own
+grid is ``obs[0:16]``, codes 0 empty, 1-10 face up, ``FACE_DOWN_CODE`` face down) and writes
+what the observer knows and what each of its actions does to its own grid. Nothing here is a
+judgement (no expected values, no hand-tuned scores): the consequences come from the game's own
+kernels, the push from ``card_envs.slide.board`` (``shift_in``, ``side_ok``) and the points
+from the final scoring rule (``card_envs.slide.scoring.grid_points``) applied to the face-up
+cards. "Face-up points" = what the face-up cards would score if the game ended now with the
+face-down cards absent (face-up cards with an equal face-up orthogonal neighbour count 0).
+"Paired" = face-up cards with an equal face-up neighbour.
 
-Per action (``ACTION_FEATURES``, in action order):
+A pick ``16 + (v-1)*4 + side`` pushes ``v`` into the gap's row or column from ``side``; a
+reveal ``s`` sends the face-down card at ``s`` to the middle (after the reveal phase), leaving
+the gap at ``s`` for the next pick. Every row of an action that is not legal is 0.
 
-| name          | pick ``(v, side)``: the grid after the push      | reveal ``s``                 |
-|---------------|--------------------------------------------------|------------------------------|
-| ``legal``     | the observer acts, pick phase, ``v`` in the      | the observer acts, reveal    |
-|               | middle, side allowed (= the action mask)         | phase, ``s`` face down       |
-| ``score``     | face-up cards without an equal face-up neighbour, | the grid now, / 50          |
-|               | summed, / 50                                     |                              |
-| ``delta``     | ``score`` after - now, / 10                      | 0                            |
-| ``pairs``     | face-up cards with an equal neighbour / 16       | now / 16                     |
-| ``value``     | ``v`` / 10                                       | 0                            |
-| ``reveal``    | 0                                                | 1                            |
-| ``pick``      | 1                                                | 0                            |
-| ``expected``  | expected points (heuristic formula) / 30         | of the grid with ``s`` open  |
-| ``exp_delta`` | ``expected`` - expected points now, / 10         | same                         |
-| ``pair_change`` | change of ``pairs`` x 16, / 4                  | same, ``s`` open             |
-| ``joins``     | ``v`` lands next to a face-up ``v`` (1/0)        | 0                            |
-| ``left``      | copies of ``v`` in the middle / 6                | 0                            |
-| ``unseen``    | unseen copies of ``v`` / 10                      | 0                            |
-| ``down_nb``   | face-down neighbours of the landing cell / 4     | of ``s`` / 4                 |
-| ``up_nb``     | face-up neighbours of the landing cell / 4       | of ``s`` / 4                 |
+Per action (``ACTION_FEATURES``, ``act[f, a]``); "after" = the own grid after the push:
 
-Global features (``GLOBAL_FEATURES``): the own grid's ``score`` now / 50, its expected points
-/ 30 and the unseen-value chances (10). Any player count (the own grid comes first).
+| name          | pick ``(v, side)``                                  | reveal ``s``            |
+|---------------|-----------------------------------------------------|-------------------------|
+| ``legal``     | = the action mask: observer to act, pick phase,     | = the mask: observer to |
+|               | ``v`` in the middle, side allowed for the gap       | act, reveal, ``s`` down |
+| ``reveal``    | 0                                                   | 1                       |
+| ``pick``      | 1                                                   | 0                       |
+| ``points``    | face-up points after / 50                           | now / 50 (unchanged)    |
+| ``delta``     | ``points`` after - now, / 10                        | 0                       |
+| ``paired``    | paired cards after / 16                             | now / 16                |
+| ``formed``    | cards paired after, not before (the pushed one too) | 0                       |
+|               | / 4                                                 |                         |
+| ``broken``    | cards paired before, not after / 4                  | 0                       |
+| ``value``     | ``v`` / 10                                          | 0                       |
+| ``joins``     | the pushed card lands next to a face-up ``v`` (1/0) | 0                       |
+| ``left``      | copies of ``v`` in the middle after this pick / 5   | 0                       |
+| ``unseen``    | copies of ``v`` visible nowhere (observation) / 10  | 0                       |
+| ``down_nb``   | face-down neighbours of the landing cell / 4        | of ``s`` / 4            |
+| ``up_nb``     | face-up neighbours of the landing cell / 4          | of ``s`` / 4            |
+| ``shifted``   | cards the push moves toward the gap (0-3) / 3       | 0                       |
+| ``sides``     | 0                                                   | sides a pick may use    |
+|               |                                                     | with the gap at ``s``/4 |
+| ``line_up``   | 0                                                   | face-up cards in the    |
+|               |                                                     | row and column of ``s`` |
+|               |                                                     | / 6                     |
+| ``line_down`` | 0                                                   | face-down cards there/6 |
+
+Global features (``GLOBAL_FEATURES``): the own grid's face-up points / 50, paired cards / 16,
+face-up and face-down cards / 16; the round / 15; phase flags (reveal, pick); the observer is to
+act (1/0); the lowest and the mean face-up points of the other grids / 50; cards in the middle
+/ 6. Any player count: ``dims`` is ``(11, 18)`` for every option.
+
+:func:`potential` is a reward-shaping potential built on the same facts (the manifest's
+``train.potential`` if the lead wires it): the lowest face-up points among the other seats
+minus the observer's, / 20.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from card_envs.core.jit import njit
-from card_envs.slide.estimate import fill_tables, grid_score, value_shares
-from card_envs.slide.rules import FACE_DOWN_CODE, NUM_ACTIONS, NUM_VALUES, SLOTS, shift_in, side_ok
+from card_envs.core.kernels import C_PLAYERS
+from card_envs.slide.board import shift_in, side_ok
+from card_envs.slide.layout import (
+    FACE_DOWN_CODE,
+    GRID,
+    NUM_VALUES,
+    OBS_CUR,
+    OBS_MID,
+    OBS_PHASE,
+    OBS_ROUND,
+    OBS_UNSEEN,
+    P_PICK,
+    P_REVEAL,
+    PICK0,
+    ROUNDS,
+    SLOTS,
+    obs_size,
+)
+from card_envs.slide.scoring import grid_points
 
-FACE_DOWN = FACE_DOWN_CODE
-PICK0 = SLOTS  # the pick actions follow the 16 reveals
-ACTION_FEATURES = ("legal", "score", "delta", "pairs", "value", "reveal", "pick", "expected",
-                   "exp_delta", "pair_change", "joins", "left", "unseen", "down_nb", "up_nb")
-GLOBAL_FEATURES = ("score", "expected") + tuple(f"p{v}" for v in range(1, NUM_VALUES + 1))
+__all__ = ["ACTION_FEATURES", "GLOBAL_FEATURES", "dims", "fill", "potential"]
+
+ACTION_FEATURES = ("legal", "reveal", "pick", "points", "delta", "paired", "formed", "broken",
+                   "value", "joins", "left", "unseen", "down_nb", "up_nb", "shifted", "sides",
+                   "line_up", "line_down")
+GLOBAL_FEATURES = ("points", "paired", "face_up", "face_down", "round", "reveal_phase",
+                   "pick_phase", "to_act", "opp_points_min", "opp_points_mean", "middle")
+
+(F_LEGAL, F_REVEAL, F_PICK, F_POINTS, F_DELTA, F_PAIRED, F_FORMED, F_BROKEN, F_VALUE, F_JOINS,
+ F_LEFT, F_UNSEEN, F_DOWN_NB, F_UP_NB, F_SHIFTED, F_SIDES, F_LINE_UP,
+ F_LINE_DOWN) = range(len(ACTION_FEATURES))
+
+NEW = SLOTS  # source index of the pushed card in a push map
+# scratch layout (one int32 allocation per row): code grid, grid after, paired before / after,
+# the 4 push maps, a state-shaped buffer for grid_points (the grid at GRID..GRID+15)
+_G, _H, _PB, _PA, _MAP = 0, SLOTS, 2 * SLOTS, 3 * SLOTS, 4 * SLOTS
+_SC = 8 * SLOTS
+_SCRATCH = _SC + GRID + SLOTS
 
 
-def features(obs: np.ndarray, num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(global (B, 12), per_action (B, 15, 56))`` float32 (feature-major) of observations
-    ``(B, L)`` (module docstring)."""
-    x = np.ascontiguousarray(np.asarray(obs, np.float32).reshape(len(obs), -1))
-    glob = np.empty((x.shape[0], len(GLOBAL_FEATURES)), np.float32)
-    act = np.empty((x.shape[0], len(ACTION_FEATURES), NUM_ACTIONS), np.float32)
-    fill_features(x, int(num_players), glob, act)
-    return glob, act
+def dims(game: Any) -> tuple[int, int]:
+    """``(G, F)`` of ``game`` (the same for every Slide option)."""
+    return len(GLOBAL_FEATURES), len(ACTION_FEATURES)
 
 
 @njit(cache=True)
-def _nb_neighbours(g: np.ndarray, i: int) -> tuple[int, int]:
-    """(face-down, face-up) orthogonal neighbours of slot ``i``."""
+def _face_up_points(g: np.ndarray, sc: np.ndarray) -> tuple[int, int]:
+    """(face-up points, face-up cards left) of the code grid ``g``: the final scoring
+    (``grid_points``) with the face-down cards taken out. ``sc``: a state-shaped buffer."""
+    for i in range(SLOTS):
+        x = g[i]
+        sc[GRID + i] = 0 if x == FACE_DOWN_CODE else x
+    return grid_points(sc, 0)
+
+
+@njit(cache=True)
+def _paired(g: np.ndarray, out: np.ndarray) -> int:
+    """``out[i]`` = 1 if the face-up card at ``i`` has an equal orthogonal neighbour; returns
+    how many do."""
+    k = 0
+    for i in range(SLOTS):
+        v = g[i]
+        p = 0
+        if 0 < v < FACE_DOWN_CODE:
+            r = i // 4
+            c = i % 4
+            if (c > 0 and g[i - 1] == v) or (c < 3 and g[i + 1] == v) or \
+                    (r > 0 and g[i - 4] == v) or (r < 3 and g[i + 4] == v):
+                p = 1
+        out[i] = p
+        k += p
+    return k
+
+
+@njit(cache=True)
+def _neighbours(g: np.ndarray, i: int, v: int) -> tuple[int, int, int]:
+    """(face-down, face-up, equal to ``v``) orthogonal neighbours of slot ``i``."""
     r = i // 4
     c = i % 4
-    fd = 0
-    fu = 0
+    down = 0
+    up = 0
+    eq = 0
     for rr, cc in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)):
         if 0 <= rr < 4 and 0 <= cc < 4:
             x = g[rr * 4 + cc]
-            if x == FACE_DOWN:
-                fd += 1
+            if x == FACE_DOWN_CODE:
+                down += 1
             elif x > 0:
-                fu += 1
-    return fd, fu
+                up += 1
+                if x == v:
+                    eq += 1
+    return down, up, eq
 
 
 @njit(cache=True)
-def _nb_joins(g: np.ndarray, i: int, v: int) -> float:
-    r = i // 4
-    c = i % 4
-    for rr, cc in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)):
-        if 0 <= rr < 4 and 0 <= cc < 4 and g[rr * 4 + cc] == v:
-            return 1.0
-    return 0.0
-
-
-@njit(cache=True)
-def fill_features(x: np.ndarray, n: int, glob: np.ndarray, act: np.ndarray) -> None:
-    """Write ``glob (B, 12)`` and ``act (B, 15, 56)`` (feature-major) of observations
-    ``x (B, L)`` (the compiled loop of :func:`features`)."""
-    base = SLOTS * n
-    g = np.empty(SLOTS, np.int64)
-    h = np.empty(SLOTS, np.int64)
-    p = np.empty(NUM_VALUES)
-    up = np.zeros((NUM_VALUES + 1, 5))
-    down = np.zeros((NUM_VALUES + 1, 5))
-    down_all = np.zeros(5)
-    for b in range(x.shape[0]):
-        for i in range(SLOTS):
-            g[i] = int(round(x[b, i]))
-        value_shares(x[b, base + NUM_VALUES:base + 2 * NUM_VALUES], p)
-        fill_tables(p, up, down, down_all)
-        phase = x[b, base + 2 * NUM_VALUES]
-        to_act = x[b, base + 23] == 0
-        now, pairs_now, face_now = grid_score(g, up, down, down_all)
-        glob[b, 0] = face_now / 50.0
-        glob[b, 1] = now / 30.0
-        for v in range(NUM_VALUES):
-            glob[b, 2 + v] = p[v]
-        for a in range(NUM_ACTIONS):
-            for f in range(act.shape[1]):
-                act[b, f, a] = 0.0
-        e = -1
-        for i in range(SLOTS):
-            if g[i] == 0 and e < 0:
+def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) -> None:
+    """Write ``glob`` (``(G,)``) and ``act`` (``(F, 56)``) of one observation row (module
+    docstring)."""
+    n = cfg[C_PLAYERS]
+    t = SLOTS * n  # layout.obs_tail(n)
+    buf = np.empty(_SCRATCH, np.int32)
+    g = buf[_G:_G + SLOTS]
+    h = buf[_H:_H + SLOTS]
+    pb = buf[_PB:_PB + SLOTS]
+    pa = buf[_PA:_PA + SLOTS]
+    sc = buf[_SC:]
+    phase = obs[t + OBS_PHASE]
+    to_act = obs[t + OBS_CUR] == 0
+    e = -1
+    up = 0
+    down = 0
+    for i in range(SLOTS):
+        x = obs[i]
+        g[i] = x
+        if x == 0:
+            if e < 0:
                 e = i
-        # reveals
+        elif x == FACE_DOWN_CODE:
+            down += 1
+        else:
+            up += 1
+    pts_now, _ = _face_up_points(g, sc)
+    pairs_now = _paired(g, pb)
+    opp_min = 0.0
+    opp_sum = 0.0
+    for q in range(1, n):
+        for i in range(SLOTS):
+            h[i] = obs[q * SLOTS + i]
+        p, _ = _face_up_points(h, sc)
+        if q == 1 or p < opp_min:
+            opp_min = p
+        opp_sum += p
+    mid_total = 0
+    for v in range(NUM_VALUES):
+        mid_total += obs[t + OBS_MID + v]
+    glob[0] = pts_now / 50.0
+    glob[1] = pairs_now / 16.0
+    glob[2] = up / 16.0
+    glob[3] = down / 16.0
+    glob[4] = obs[t + OBS_ROUND] / (ROUNDS - 1.0)
+    glob[5] = 1.0 if phase == P_REVEAL else 0.0
+    glob[6] = 1.0 if phase == P_PICK else 0.0
+    glob[7] = 1.0 if to_act else 0.0
+    glob[8] = opp_min / 50.0
+    glob[9] = opp_sum / max(n - 1, 1) / 50.0
+    glob[10] = mid_total / 6.0
+    for f in range(act.shape[0]):
+        for a in range(act.shape[1]):
+            act[f, a] = 0.0
+    if not to_act:
+        return
+    if phase == P_REVEAL:
         for s in range(SLOTS):
-            for i in range(SLOTS):
-                h[i] = g[i]
-            h[s] = 0
-            ex, pr, _ = grid_score(h, up, down, down_all)
-            act[b, 0, s] = 1.0 if (phase == 0 and to_act and g[s] == FACE_DOWN) else 0.0
-            act[b, 1, s] = face_now / 50.0
-            act[b, 3, s] = pairs_now / 16.0
-            act[b, 5, s] = 1.0
-            act[b, 7, s] = ex / 30.0
-            act[b, 8, s] = (ex - now) / 10.0
-            act[b, 9, s] = (pr - pairs_now) / 4.0
-            fd, fu = _nb_neighbours(g, s)
-            act[b, 13, s] = fd / 4.0
-            act[b, 14, s] = fu / 4.0
-        # picks
-        ee = e if e >= 0 else 0
-        for v in range(1, NUM_VALUES + 1):
-            mid = x[b, base + v - 1]
+            if g[s] != FACE_DOWN_CODE:
+                continue
+            nd, nu, _ = _neighbours(g, s, 0)
+            r = s // 4
+            c = s % 4
+            sides = 0
             for side in range(4):
-                a = PICK0 + (v - 1) * 4 + side
-                for i in range(SLOTS):
-                    h[i] = g[i]
-                ok = side_ok(ee, side)
-                land = ee
-                if ok:
-                    shift_in(h, 0, ee, side, v)
-                    r = ee // 4
-                    c = ee % 4
-                    land = (r * 4 if side == 0 else r * 4 + 3 if side == 1
-                            else c if side == 2 else 12 + c)
-                ex, pr, fc = grid_score(h, up, down, down_all)
-                legal = ok and mid > 0 and phase == 1 and e >= 0 and to_act
-                act[b, 0, a] = 1.0 if legal else 0.0
-                act[b, 1, a] = fc / 50.0
-                act[b, 2, a] = (fc - face_now) / 10.0
-                act[b, 3, a] = pr / 16.0
-                act[b, 4, a] = v / 10.0
-                act[b, 6, a] = 1.0
-                act[b, 7, a] = ex / 30.0
-                act[b, 8, a] = (ex - now) / 10.0
-                act[b, 9, a] = (pr - pairs_now) / 4.0
-                act[b, 10, a] = _nb_joins(h, land, v)
-                act[b, 11, a] = mid / 6.0
-                act[b, 12, a] = x[b, base + NUM_VALUES + v - 1] / 10.0
-                fd, fu = _nb_neighbours(h, land)
-                act[b, 13, a] = fd / 4.0
-                act[b, 14, a] = fu / 4.0
+                sides += side_ok(s, side)
+            lu = 0
+            ld = 0
+            for k in range(4):
+                for j in (r * 4 + k, k * 4 + c):
+                    if j != s:
+                        x = g[j]
+                        if x == FACE_DOWN_CODE:
+                            ld += 1
+                        elif x > 0:
+                            lu += 1
+            act[F_LEGAL, s] = 1.0
+            act[F_REVEAL, s] = 1.0
+            act[F_POINTS, s] = pts_now / 50.0
+            act[F_PAIRED, s] = pairs_now / 16.0
+            act[F_DOWN_NB, s] = nd / 4.0
+            act[F_UP_NB, s] = nu / 4.0
+            act[F_SIDES, s] = sides / 4.0
+            act[F_LINE_UP, s] = lu / 6.0
+            act[F_LINE_DOWN, s] = ld / 6.0
+        return
+    if phase != P_PICK or e < 0:
+        return
+    for side in range(4):
+        if not side_ok(e, side):
+            continue
+        m = buf[_MAP + side * SLOTS:_MAP + (side + 1) * SLOTS]
+        for i in range(SLOTS):
+            m[i] = i
+        shift_in(m, 0, e, side, NEW)  # m[pos] = the slot whose card ends on pos (NEW: pushed)
+        land = 0
+        shifted = 0
+        for i in range(SLOTS):
+            if m[i] == NEW:
+                land = i
+            elif m[i] != i:
+                shifted += 1
+        for v in range(1, NUM_VALUES + 1):
+            mid = obs[t + OBS_MID + v - 1]
+            if mid <= 0:
+                continue
+            for i in range(SLOTS):
+                src = m[i]
+                h[i] = v if src == NEW else g[src]
+            pts, _ = _face_up_points(h, sc)
+            pairs = _paired(h, pa)
+            formed = 0
+            broken = 0
+            for i in range(SLOTS):
+                src = m[i]
+                before = 0 if src == NEW else pb[src]
+                if pa[i] and not before:
+                    formed += 1
+                elif before and not pa[i]:
+                    broken += 1
+            nd, nu, eq = _neighbours(h, land, v)
+            a = PICK0 + (v - 1) * 4 + side
+            act[F_LEGAL, a] = 1.0
+            act[F_PICK, a] = 1.0
+            act[F_POINTS, a] = pts / 50.0
+            act[F_DELTA, a] = (pts - pts_now) / 10.0
+            act[F_PAIRED, a] = pairs / 16.0
+            act[F_FORMED, a] = formed / 4.0
+            act[F_BROKEN, a] = broken / 4.0
+            act[F_VALUE, a] = v / 10.0
+            act[F_JOINS, a] = 1.0 if eq > 0 else 0.0
+            act[F_LEFT, a] = (mid - 1) / 5.0
+            act[F_UNSEEN, a] = obs[t + OBS_UNSEEN + v - 1] / 10.0
+            act[F_DOWN_NB, a] = nd / 4.0
+            act[F_UP_NB, a] = nu / 4.0
+            act[F_SHIFTED, a] = shifted / 3.0
+
+
+@njit(cache=True)
+def _potential_rows(obs: np.ndarray, n: int, out: np.ndarray) -> None:
+    """``out[b]`` = (lowest other face-up points - own face-up points) / 20 of row ``b``."""
+    g = np.empty(SLOTS, np.int32)
+    sc = np.zeros(GRID + SLOTS, np.int32)
+    for b in range(obs.shape[0]):
+        own = 0.0
+        best = 0.0
+        for q in range(n):
+            for i in range(SLOTS):
+                g[i] = obs[b, q * SLOTS + i]
+            p, _ = _face_up_points(g, sc)
+            if q == 0:
+                own = p
+            elif q == 1 or p < best:
+                best = p
+        out[b] = (best - own) / 20.0
 
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
-    """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
-    for :class:`card_envs.rl.shaping.PotentialShaping`): the lowest estimated total of the other
-    seats minus the observer's, / 20 (lower is better in Slide). A grid's estimate: its face-up
-    cards without an equal face-up neighbour plus, per face-down card, the mean unseen value.
-    0 at the deal (all grids face down)."""
-    obs = np.asarray(obs, np.float64).reshape(len(obs), -1)
+    """Reward-shaping potential of observations ``(B, L)`` (for
+    :class:`card_envs.rl.shaping.PotentialShaping`): the lowest face-up points among the other
+    seats minus the observer's, / 20 (lower is better in Slide; face-up points as in the module
+    docstring: the final scoring of the face-up cards). 0 at the deal (all grids face down).
+    Raises ``ValueError`` if the rows are not ``num_players``-seat observations."""
     n = int(num_players)
-    base = SLOTS * n
-    unseen = obs[:, base + NUM_VALUES:base + 2 * NUM_VALUES]
-    cnt = unseen.sum(1)
-    mean = np.where(cnt > 0, (unseen * np.arange(1, NUM_VALUES + 1)).sum(1)
-                    / np.maximum(cnt, 1), 5.5)
-    g = obs[:, :base].reshape(len(obs), n, 4, 4)
-    up = (g >= 1) & (g <= NUM_VALUES)
-    pad = np.pad(g, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    same = np.zeros_like(up)
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        same |= pad[:, :, 1 + dr:5 + dr, 1 + dc:5 + dc] == g
-    est = (g * (up & ~same)).sum((2, 3)) + (g == FACE_DOWN).sum((2, 3)) * mean[:, None]
-    return (est[:, 1:].min(1) - est[:, 0]) / 20.0
+    x = np.asarray(obs)
+    x = x.reshape(1, -1) if x.ndim == 1 else x
+    if x.ndim != 2 or n < 2 or x.shape[1] != obs_size(n):
+        raise ValueError(f"{n}-seat Slide observations of length {obs_size(max(n, 2))} "
+                         f"expected, got shape {np.shape(obs)}")
+    x = np.ascontiguousarray(x, np.int32)
+    out = np.empty(x.shape[0], np.float64)
+    _potential_rows(x, n, out)
+    return out
