@@ -34,14 +34,18 @@ def _model(env_id: str, venv: BatchedVecEnv) -> object:
 
 @pytest.mark.parametrize("env_id", FEATURE_GAMES)
 def test_vecenv_observations_carry_the_features_of_the_raw_observation(env_id: str) -> None:
-    venv = BatchedVecEnv(env_id, 32, features=True, seed=3)
+    from card_envs.core.registry import manifest
+
+    venv = BatchedVecEnv(env_id, 32, features=True, seed=3, **manifest(env_id).train.options)
     fx = venv.features
     obs = venv.reset()
     assert obs.shape == (32, fx.width) and obs.dtype == np.float32
     assert venv.observation_space.shape == (fx.width,)
     rng = np.random.default_rng(0)
     ended = 0
-    for _ in range(60):
+    for t in range(5000):
+        if t >= 60 and ended >= 2:
+            break
         raw = venv.vec.observations.copy()
         np.testing.assert_array_equal(obs, fx.compute(raw))
         o, g, a = fx.split(obs)
