@@ -18,10 +18,12 @@ import pytest
 
 import card_envs
 from card_envs.core import kernels as K
+from card_envs.core.env import CardEnv
 from card_envs.core.features import Features
 from card_envs.core.vector import VectorEnv
 from card_envs.flipology import features as FX
 from card_envs.flipology import layout as L
+from card_envs.flipology.deck import default_deck
 from card_envs.flipology.effects import abs_pos
 from card_envs.flipology.manifest import MANIFEST
 from card_envs.flipology.scoring import moon_up, public_score, seat_points
@@ -33,7 +35,7 @@ ROLES = FX.ROLES
 FEATURE_OF_KIND = {"sloth": "sloth_koala", "koala": "sloth_koala", "hermit_crab": "hermit"}
 
 
-def positions(opts: dict, games: int, seed: int = 0) -> Iterator[card_envs.core.env.CardEnv]:
+def positions(opts: dict, games: int, seed: int = 0) -> Iterator[CardEnv]:
     """Every position (the env itself: clone it to change it) of ``games`` random games."""
     env = card_envs.make_raw(ENV_ID, **opts)
     rnd = random.Random(seed)
@@ -93,6 +95,21 @@ def test_legal_is_the_action_mask(opts: dict) -> None:
         FX.fill(o2, env.game.cfg, g2, a2)
         assert not a2[0].any() and g2[FX.GLOBAL_FEATURES.index("to_act")] == 0
     assert phases["turn"] and phases["effect"] and phases["setup"]
+
+
+def test_custom_deck_without_nulls() -> None:
+    """Unknown cards stand in the visible state by a card of the deck: with no null card in
+    the deck, another one (not a Sloth/Koala); legal and the points stay right."""
+    deck = default_deck()
+    deck["cards"] = [e for e in deck["cards"] if e["kind"] != "null"]
+    seen = Counter()
+    for env in positions({"num_players": 3, "deck": deck}, 4, seed=6):
+        _, _, act = feats(env)
+        assert np.array_equal(act[0], env.observe(env.agent_selection)["action_mask"])
+        check_card(env, act)
+        if env.state_array[K.PHASE] == L.P_EFFECT:
+            check_actions(env, act, seen)
+    assert seen["flip"]
 
 
 def check_card(env, act: np.ndarray) -> None:
