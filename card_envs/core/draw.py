@@ -15,9 +15,12 @@ information out of a seat's picture by construction, and keeps drawing out of th
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 import io
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -125,12 +128,22 @@ def fan_offsets(count: int, width: float, card_w: float, gap: float = 4.0) -> li
     return [i * step for i in range(count)]
 
 
+_NAMES: dict[str, str] = {}
+
+
 def _attrs(kw: dict[str, Any]) -> str:
     out = []
     for k, v in kw.items():
         if v is None:
             continue
-        out.append(f"{k.rstrip('_').replace('_', '-')}={quoteattr(str(v))}")
+        name = _NAMES.get(k)
+        if name is None:
+            name = _NAMES[k] = k.rstrip("_").replace("_", "-")
+        s = str(v)
+        if "&" in s or "<" in s or '"' in s or ">" in s or "\n" in s:
+            out.append(f"{name}={quoteattr(s)}")
+        else:
+            out.append(f'{name}="{s}"')
     return " ".join(out)
 
 
@@ -357,9 +370,30 @@ def _resvg() -> Any:
     return resvg_py
 
 
+_FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts",
+              "/Library/Fonts", "/System/Library/Fonts", "C:/Windows/Fonts")
+
+
+@functools.lru_cache(maxsize=1)
+def _fonts() -> dict[str, Any]:
+    """resvg's font options: only the folder of DejaVu Sans (the themes' font) when it is
+    found, so that a frame does not load every system font again; else the system fonts."""
+    roots = [os.path.expanduser(d) for d in _FONT_DIRS]
+    spec = importlib.util.find_spec("matplotlib")  # ships DejaVu; found, not imported
+    if spec is not None and spec.submodule_search_locations:
+        roots.append(os.path.join(spec.submodule_search_locations[0], "mpl-data", "fonts"))
+    for root in roots:
+        if not os.path.isdir(root):
+            continue
+        for folder, _, files in os.walk(root):
+            if "DejaVuSans.ttf" in files and "DejaVuSans-Bold.ttf" in files:
+                return {"skip_system_fonts": True, "font_dirs": [folder]}
+    return {}
+
+
 def to_png(svg: str, scale: float = 1.0) -> bytes:
     """PNG bytes of an SVG document (``scale``: pixels per user unit)."""
-    return bytes(_resvg().svg_to_bytes(svg_string=svg, zoom=float(scale)))
+    return bytes(_resvg().svg_to_bytes(svg_string=svg, zoom=float(scale), **_fonts()))
 
 
 def to_rgb_array(svg: str, scale: float = 1.0) -> np.ndarray:
