@@ -10,6 +10,17 @@ Two behaviours for a masked-out action, chosen by ``illegal_action``:
 In both, actions outside ``0..N-1``, of a non-integer type, or sent after the game is over
 raise :class:`IllegalActionError` (the PettingZoo wrappers assert the same), and calling
 ``step``/``observe``/``last`` before ``reset`` raises :class:`ResetNeededError`.
+
+Rendering: ``render_mode`` ``"ansi"`` (text), ``"human"`` (the text, printed), ``"svg"`` (an SVG
+string) or ``"rgb_array"`` (an ``(H, W, 3)`` uint8 array of the same picture, for video
+recording), drawn by the game's viewer (``card_envs/<game>/viewer.py``, see
+:mod:`card_envs.core.draw`) from ``render_observer``'s point of view (``None``: everything; a
+seat or agent name: that seat's view, unknown cards face down; ``"current"``: the seat to act)
+in ``render_theme`` (``"light"``, ``"dark"``). ``env.picture(observer, theme)`` draws any view,
+and an env shows inline in Jupyter (``_repr_svg_``).
+
+Replays: the env records the reset seed (or the start state) and every applied action;
+``env.replay()`` is the game so far as a replay dict (:mod:`card_envs.core.replay`).
 """
 
 from __future__ import annotations
@@ -22,12 +33,17 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from card_envs.core import draw
 from card_envs.core import kernels as K
+from card_envs.core import replay as R
 from card_envs.core.errors import CardEnvError, IllegalActionError, OptionError
 from card_envs.core.game import Game, as_generator, seed_to_u64
 
 _INT_KINDS = ("i", "u")
 _CUR = K.CUR
+#: the render modes drawn by the game's viewer
+PICTURE_MODES = ("svg", "rgb_array")
+RENDER_MODES = ["ansi", "human", *PICTURE_MODES]
 
 
 class ResetNeededError(CardEnvError, RuntimeError):
@@ -68,7 +84,9 @@ class CardEnvBase:
     metadata: ClassVar[dict[str, Any]]
     _state: np.ndarray | None
 
-    def _init_common(self, game: Game, render_mode: str | None, illegal_action: str) -> None:
+    def _init_common(self, game: Game, render_mode: str | None, illegal_action: str,
+                     render_observer: int | str | None = None,
+                     render_theme: str = "light") -> None:
         self.game = game
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise OptionError(f"render_mode must be one of {self.metadata['render_modes']} "
@@ -76,11 +94,28 @@ class CardEnvBase:
         if illegal_action not in ("raise", "lose"):
             raise OptionError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         self.metadata = {**self.metadata, "name": game.env_id}
+        try:  # this game's render modes: the pictures need a viewer
+            draw.find_viewer(type(self), type(game))
+        except draw.NoViewerError:
+            if render_mode in PICTURE_MODES:
+                raise
+            self.metadata["render_modes"] = [m for m in self.metadata["render_modes"]
+                                             if m not in PICTURE_MODES]
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         n, A = game.num_players, game.num_actions
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
+        if not isinstance(render_theme, str):
+            raise OptionError(f"render_theme must be one of {sorted(draw.THEMES)}, got "
+                              f"{render_theme!r}")
+        draw.theme(render_theme)  # OptionError for an unknown name
+        self.render_theme = render_theme
+        self.render_observer = self._render_observer(render_observer)
+        self._replay_seed: int | None = None
+        self._replay_start: np.ndarray | None = None
+        self._actions: list[int] = []
+        self._forfeit_rec: dict[str, list] | None = None
         obs_space = spaces.Dict({
             "observation": spaces.Box(game.obs_low, game.obs_high, (game.obs_size,),
                                       game.obs_dtype),
@@ -135,18 +170,81 @@ class CardEnvBase:
         self.game.k_init(state, self._cfg)
         return state
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The current state in ``render_mode``: text (``"ansi"``; ``"human"`` prints it), an
+        SVG string (``"svg"``) or an ``(H, W, 3)`` uint8 array (``"rgb_array"``); the
+        pictures show ``render_observer``'s view in ``render_theme``."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode; "
-                                  "create the env with render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without render_mode; create the env with "
+                                  "render_mode='ansi', 'human', 'svg' or 'rgb_array'")
             return None
         if self._state is None:
             raise ResetNeededError("reset() must be called before render()")
+        if self.render_mode in PICTURE_MODES:
+            svg = self._svg(self.render_observer, self.render_theme)
+            return svg if self.render_mode == "svg" else draw.to_rgb_array(svg)
         text = self.game.render(self._state, None)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _render_observer(self, who: Any) -> int | str | None:
+        """``render_observer`` normalized: None, ``"current"`` or a seat; OptionError else."""
+        if isinstance(who, str) and who == "current":
+            return "current"
+        if isinstance(who, (bool, np.bool_)):
+            raise OptionError(f"render_observer must be None, 'current', a seat "
+                              f"0..{len(self.possible_agents) - 1} or an agent name, got {who!r}")
+        try:
+            return self._seat_of(who)
+        except OptionError as e:
+            raise OptionError(f"render_observer: {e} (or None for everything, 'current' for "
+                              "the seat to act)") from None
+
+    def _svg(self, observer: int | str | None, theme_name: str | draw.Theme) -> str:
+        """The viewer's SVG of the state as ``observer`` (normalized) sees it."""
+        if observer == "current":
+            cur = int(self.state_array[_CUR])
+            observer = None if cur < 0 else cur
+        view = self.state_dict(observer)
+        viewer = draw.find_viewer(type(self), type(self.game))
+        return viewer(view, draw.theme(theme_name))
+
+    def picture(self, observer: int | str | None = None, theme: str = "light"
+                ) -> draw.Picture:
+        """A :class:`~card_envs.core.draw.Picture` (SVG inline in Jupyter, ``.png()``,
+        ``.rgb_array()``, ``.save(path)``) of the current state as ``observer`` sees it (None:
+        everything; a seat or agent name; ``"current"``: the seat to act)."""
+        if not isinstance(theme, (str, draw.Theme)):
+            raise OptionError(f"theme must be one of {sorted(draw.THEMES)}, got {theme!r}")
+        return draw.Picture(self._svg(self._render_observer(observer), draw.theme(theme)))
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's inline picture: ``render_observer``'s view in ``render_theme`` (None,
+        i.e. the text repr, before ``reset`` or for a game without a viewer)."""
+        if self._state is None:
+            return None
+        try:
+            return self._svg(self.render_observer, self.render_theme)
+        except draw.NoViewerError:
+            return None
+
+    # --- replay recording ----------------------------------------------------------------
+    def _record_start(self, seed: int | None, state: np.ndarray) -> None:
+        """Start recording a game: from ``seed`` (the deal is its function) or from ``state``."""
+        self._replay_seed = None if seed is None else int(seed)
+        self._replay_start = None if seed is not None else state.copy()
+        self._actions = []
+        self._forfeit_rec = None
+
+    def replay(self, players: list[str] | None = None) -> dict[str, Any]:
+        """The game since the last reset (or state load) as a replay dict: the seed or the
+        start state and every applied action (format: :mod:`card_envs.core.replay`);
+        ``players``: optional seat labels (agent specs). Works mid-game too."""
+        if self._state is None:
+            raise ResetNeededError("reset() must be called before replay()")
+        return R.record(self, players)
 
     def close(self) -> None:
         pass
@@ -181,15 +279,17 @@ class CardEnv(CardEnvBase, AECEnv):
 
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
         "is_parallelizable": False,
         "render_fps": 1,
     }
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 render_observer: int | str | None = None, render_theme: str = "light",
                  **options: Any) -> None:
         AECEnv.__init__(self)
-        self._init_common(self.game_class(**options), render_mode, illegal_action)
+        self._init_common(self.game_class(**options), render_mode, illegal_action,
+                          render_observer, render_theme)
         n, A = self.game.num_players, self.game.num_actions
         self._mask = np.zeros(A, np.int8)
         self._mask_mv = memoryview(self._mask)  # Python-speed reads on the hot path
@@ -205,6 +305,7 @@ class CardEnv(CardEnvBase, AECEnv):
         PettingZoo compatibility; asking it to change a game option raises OptionError."""
         state = self._new_state(seed, options)
         self._set_state(state)
+        self._record_start(seed, state)
 
     def _set_state(self, state: np.ndarray) -> None:
         """Adopt ``state`` and rebuild the PettingZoo bookkeeping from it."""
@@ -269,6 +370,7 @@ class CardEnv(CardEnvBase, AECEnv):
                 return
             raise self._illegal(action, f"{self.game.action_to_str(a)} is not legal now")
         self._cumulative_rewards[agent] = 0.0
+        self._actions.append(a)
         status = self._k_step(state, self._cfg, a, self._rew)
         if status:
             if status & K.ST_REWARD:
@@ -298,16 +400,27 @@ class CardEnv(CardEnvBase, AECEnv):
         """PettingZoo's version resets rewards to int 0; keep them floats, as after reset."""
         self.rewards = {a: 0.0 for a in self.rewards}
 
-    def _forfeit(self, agent: str, action: int) -> None:
+    def _forfeit(self, agent: str, action: int, warn: bool = True) -> None:
         """PettingZoo classic illegal-move rule: the game ends, offender -1, others 0."""
-        gymnasium.logger.warn(f"illegal action {action} by {agent}: game over, {agent} loses")
+        if warn:
+            gymnasium.logger.warn(f"illegal action {action} by {agent}: game over, {agent} "
+                                  "loses")
+        self._forfeit_seats([agent])
+        self._forfeit_rec = {"agents": [agent], "actions": [int(action)]}
+
+    def _forfeit_seats(self, offenders: list[str]) -> None:
+        """End the game by forfeit: every offender -1, the others 0 (one offender: the AEC
+        env's own; several: a replayed parallel window, ``illegal_action`` lists them)."""
         self._over = True
         self._mask[:] = 0
-        self._cumulative_rewards[agent] = 0.0
+        for agent in offenders:
+            self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        self.rewards[agent] = -1.0
+        for agent in offenders:
+            self.rewards[agent] = -1.0
         self.terminations = {a: True for a in self.agents}
-        self.infos = {a: {"illegal_action": agent} for a in self.agents}
+        who: str | list[str] = offenders[0] if len(offenders) == 1 else list(offenders)
+        self.infos = {a: {"illegal_action": who} for a in self.agents}
         self._accumulate_rewards()
 
     def _set_final_infos(self) -> None:
@@ -335,7 +448,9 @@ class CardEnv(CardEnvBase, AECEnv):
     def load_state_dict(self, d: dict[str, Any]) -> None:
         """Restore a state from :meth:`state_dict`. A bad dict raises
         :class:`~card_envs.core.errors.StateDictError` and the current state is kept."""
-        self._set_state(self.game.load_state_dict(d))
+        state = self.game.load_state_dict(d)
+        self._set_state(state)
+        self._record_start(None, state)
 
     def clone(self) -> CardEnv:
         """An independent copy (state, RNG and PettingZoo bookkeeping)."""
@@ -345,6 +460,8 @@ class CardEnv(CardEnvBase, AECEnv):
         new._mask = self._mask.copy()
         new._mask_mv = memoryview(new._mask)
         new._rew = self._rew.copy()
+        new._actions = list(self._actions)
+        new._forfeit_rec = copy.deepcopy(self._forfeit_rec)
         for name in ("agents",):
             if hasattr(self, name):
                 setattr(new, name, list(getattr(self, name)))
@@ -367,6 +484,7 @@ class CardEnv(CardEnvBase, AECEnv):
         new = self.clone()
         new._state = state
         new._state_mv = memoryview(state)
+        new._record_start(None, state)
         return new
 
     def legal_actions(self) -> list[int]:

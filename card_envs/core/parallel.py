@@ -28,8 +28,8 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from card_envs.core import kernels as K
-from card_envs.core.env import CardEnvBase, ResetNeededError, as_action
-from card_envs.core.errors import IllegalActionError
+from card_envs.core.env import RENDER_MODES, CardEnvBase, ResetNeededError, as_action
+from card_envs.core.errors import IllegalActionError, StateDictError
 from card_envs.core.game import Game
 
 
@@ -37,14 +37,16 @@ class ParallelCardEnv(CardEnvBase, ParallelEnv):
     """Parallel (one step per window) environment for one configuration of ``game_class``."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
         "is_parallelizable": True,
         "render_fps": 1,
     }
 
     def __init__(self, game_class: type[Game], render_mode: str | None = None,
-                 illegal_action: str = "lose", **options: Any) -> None:
-        self._init_common(game_class(**options), render_mode, illegal_action)
+                 illegal_action: str = "lose", render_observer: int | str | None = None,
+                 render_theme: str = "light", **options: Any) -> None:
+        self._init_common(game_class(**options), render_mode, illegal_action,
+                          render_observer, render_theme)
         self.agents: list[str] = []
         self._A = self._num_actions
         self._rew = np.zeros(self.game.num_players, np.float32)
@@ -58,6 +60,7 @@ class ParallelCardEnv(CardEnvBase, ParallelEnv):
         self._state = state
         self.agents = self.possible_agents[:]
         self._window_masks()
+        self._record_start(seed, state)
         return self._observations(self.agents), {a: {} for a in self.agents}
 
     def _window_masks(self) -> None:
@@ -110,6 +113,8 @@ class ParallelCardEnv(CardEnvBase, ParallelEnv):
                 s = bad[0]
                 raise self._illegal(self.possible_agents[s], acts[s],
                                     f"{self.game.action_to_str(acts[s])} is not legal now")
+            self._forfeit_rec = {"agents": [self.possible_agents[s] for s in bad],
+                                 "actions": [acts[s] for s in bad]}
             return self._forfeit([self.possible_agents[s] for s in bad])
         state = self._state
         total = np.zeros(len(self.possible_agents), np.float64)
@@ -120,6 +125,7 @@ class ParallelCardEnv(CardEnvBase, ParallelEnv):
             if seat in acted or seat not in acts:
                 raise RuntimeError(f"{self.game.env_id}: the kernel asked seat {seat} twice in "
                                    f"one window; this game has no simultaneous windows")
+            self._actions.append(acts[seat])  # the replay: kernel (AEC) order
             status = self._k_step(state, self._cfg, acts[seat], self._rew)
             acted.add(seat)
             if status & K.ST_REWARD:
@@ -163,10 +169,9 @@ class ParallelCardEnv(CardEnvBase, ParallelEnv):
         state = self.game.load_state_dict(d)
         cur = int(state[K.CUR])
         if cur > 0:
-            from card_envs.core.errors import StateDictError
-
             raise StateDictError("the parallel env can only load a state at a window start")
         self._state = state
+        self._record_start(None, state)
         if state[K.DONE]:
             self.agents = []
             self._masks[:] = 0
