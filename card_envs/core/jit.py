@@ -28,19 +28,23 @@ from numba.core import caching
 _ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "agents")
 
 
-_UNCACHED = ("arena", "rl", "testing", "cli.py")  # layers above the kernels: never compiled
+_UNCACHED = ("arena", "rl", "ui", "testing", "cli.py")  # layers above the kernels: never compiled
+#: files no kernel imports (drawing, replays): editing them keeps the compiled kernels
+_UNCACHED_FILES = ("viewer.py", "draw.py", "replay.py")
 
 
 @functools.lru_cache(maxsize=1)
 def source_hash() -> str:
     """16 hex digits over every source file the kernels may depend on: the core, the game
     folders and ``agents`` (constants in a layout module are compiled into the kernels too, so
-    every file counts, not only those with ``njit``), but not the arena, rl, testing or CLI."""
+    every file counts, not only those with ``njit``), but not the arena, rl, ui, testing or
+    CLI, nor the drawing and replay modules (``viewer.py``, ``draw.py``, ``replay.py``)."""
     h = hashlib.sha1()
     for root in _ROOTS:
         for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
             rel = p.relative_to(root)
-            if root.name == "card_envs" and rel.parts[0] in _UNCACHED:
+            if root.name == "card_envs" and rel.parts[0] in _UNCACHED \
+                    or p.name in _UNCACHED_FILES:
                 continue
             h.update(p.relative_to(root.parent).as_posix().encode())
             h.update(p.read_bytes())
