@@ -206,19 +206,19 @@ class BatchedVecEnv(VecEnv):
         """Book-keeping for games that just ended (and were dealt anew by the engine)."""
         if not ended.any():
             return
-        vec = self.vec
-        for i in np.flatnonzero(ended):
-            if done[i]:  # a second game ended before the learner moved: nothing to report
-                continue
-            done[i] = True
-            info = infos[i]
-            final = vec.final_observations[i]
-            info["terminal_observation"] = (final.copy() if self.features is None
-                                            else self.features.compute(final))
-            info["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
-            ret = float(self._ret[i] + rewards[i])
-            info["episode"] = {"r": ret, "l": int(self._len[i])}
-            info["seat"] = int(self.learner[i])
+        rows = np.flatnonzero(ended & ~done)  # a second game that ended before the learner
+        if rows.size:                          # moved reports nothing
+            finals = self.vec.final_observations[rows]
+            if self.features is not None:  # one compiled pass for all of them
+                finals = self.features.compute(finals)
+            for k, i in enumerate(rows):
+                done[i] = True
+                info = infos[i]
+                info["terminal_observation"] = finals[k]
+                info["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
+                ret = float(self._ret[i] + rewards[i])
+                info["episode"] = {"r": ret, "l": int(self._len[i])}
+                info["seat"] = int(self.learner[i])
         self._draw_members(np.flatnonzero(ended))
 
     # --- VecEnv API -----------------------------------------------------------------------

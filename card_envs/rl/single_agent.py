@@ -98,10 +98,11 @@ class SingleAgentEnv(gymnasium.Env):
     and ``info["illegal_action"] = True``. ``"raise"``: :class:`IllegalActionError`, nothing
     changes. Actions outside the action space raise in both."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "svg", "rgb_array"], "render_fps": 2}
 
     def __init__(self, env_id: str, opponents: Any = "random", seat: int | str = 0,
                  render_mode: str | None = None, illegal_action: str = "lose",
+                 render_observer: int | str | None = "learner", render_theme: str = "light",
                  **options: Any) -> None:
         if illegal_action not in ("lose", "raise"):
             raise OptionError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
@@ -113,8 +114,17 @@ class SingleAgentEnv(gymnasium.Env):
         n = self.num_players = g.num_players
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise OptionError(f"seat must be a seat in 0..{n - 1} or 'random', got {seat!r}")
-        if render_mode not in (None, "ansi"):
-            raise OptionError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise OptionError(f"render_mode must be None or one of "
+                              f"{self.metadata['render_modes']}, got {render_mode!r}")
+        if not (render_observer in (None, "learner")
+                or isinstance(render_observer, (int, np.integer))
+                and 0 <= render_observer < n):
+            raise OptionError(f"render_observer must be 'learner' (the learner's view), None "
+                              f"(everything) or a seat in 0..{n - 1}, got {render_observer!r}")
+        from card_envs.core.draw import theme
+
+        self.render_observer, self.render_theme = render_observer, theme(render_theme).name
         self.seat_option = seat
         self.render_mode = render_mode
         self.observation_space = gymnasium.spaces.Box(g.obs_low, g.obs_high, dtype=g.obs_dtype)
@@ -237,9 +247,20 @@ class SingleAgentEnv(gymnasium.Env):
             raise ResetNeededError("reset() must be called first")
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the full-view text; ``"svg"``: the picture of ``render_observer``'s view
+        (default the learner's: cards it cannot see face down); ``"rgb_array"``: that picture
+        as an ``(H, W, 3)`` uint8 array (Gymnasium's ``RecordVideo``)."""
         if self.state is None:
             raise ResetNeededError("reset() must be called first")
+        if self.render_mode in ("svg", "rgb_array"):
+            from card_envs.core import draw
+
+            who = self.seat if self.render_observer == "learner" else self.render_observer
+            view = self.game.state_dict(self.state, None if who is None else int(who))
+            svg = draw.find_viewer(type(self.game), type(self.game))(
+                view, draw.theme(self.render_theme))
+            return svg if self.render_mode == "svg" else draw.to_rgb_array(svg)
         return self.game.render(self.state, None)
 
     def close(self) -> None:
