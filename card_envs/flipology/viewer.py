@@ -11,6 +11,7 @@ frame); cards it does not name are backs. The picture's size depends only on the
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -234,14 +235,14 @@ def _effect_text(view: Mapping[str, Any]) -> list[str]:
             how = "choose the target"
         return [first, f"{how}  ·  effects this turn: {int(view['chain'])}"]
     if ph == "hermit":
-        return ["A Hermit crab picks an animal", "from the discard pile (or skips)"]
+        return ["A Hermit crab picks an animal from the discard pile (or skips)"]
     if ph == "hermit_count":
         kinds, pts = card_table(view)
         c = view["hermit_card"]
-        return [f"Hermit crab picked {KIND_TEXT[KIND_NAMES[kinds[c]]][0]} {pts[c]}:",
-                "count it face up (−) or face down (+)"]
+        return [f"Hermit crab picked {KIND_TEXT[KIND_NAMES[kinds[c]]][0]} {pts[c]}: count it "
+                "face up (−) or face down (+)"]
     if ph == "regrow":
-        return ["Regrowth: swap the hand of 5", "for 5 new cards, or keep it"]
+        return ["Regrowth: swap the hand of 5 for 5 new cards, or keep it"]
     if ph == "setup":
         return [f"Laying out the row: {int(view['placed'])} placed"]
     return []
@@ -259,7 +260,8 @@ def _info(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any]) -> None:
     if unknown:
         head += f" ({unknown} unknown)"
     svg.text(x + PAD, y + 15, head, size=12.5, anchor="start", weight="bold")
-    for i, line in enumerate(_effect_text(view)):
+    lines = textwrap.wrap(" · ".join(_effect_text(view)), int((w - 2 * PAD) / 6.4))
+    for i, line in enumerate(lines[:2]):
         svg.text(x + PAD, y + 33 + 15 * i, line, size=11.5, anchor="start", fill=t.highlight)
     picked = {c: how for c, how in view["picked"]}
     known = [c for c in disc if c is not None]

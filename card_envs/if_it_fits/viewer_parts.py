@@ -232,7 +232,7 @@ def cat_head(svg: Svg, x: float, y: float, r: float, fill: str, label: str | Non
              asleep: bool = False) -> None:
     """A cat's head (ears and face) of radius ``r`` at (x, y), ``label`` on it."""
     t = svg.theme
-    edge = t.text if t.name == "dark" and fill == color("princess", t) else t.card_edge
+    edge = "#b8b8b8" if fill == color("princess", t) else t.card_edge
     for sgn in (-1, 1):
         svg.polygon([(x + sgn * r * 0.95, y - r * 0.2), (x + sgn * r * 0.75, y - r * 1.25),
                      (x + sgn * r * 0.2, y - r * 0.85)], fill=fill, stroke=edge,

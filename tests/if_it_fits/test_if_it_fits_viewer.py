@@ -79,10 +79,10 @@ def test_pictures_parse_and_rasterise(opts: dict) -> None:
 
 @pytest.mark.parametrize("opts", CASES, ids=[str(i) for i in range(len(CASES))])
 def test_every_position_of_a_game_draws(opts: dict) -> None:
-    """Every position of two games draws valid SVG of one size; a change of anything
-    pictured changes the picture; the seat named by the view is marked "YOU"."""
+    """Every position of a game draws valid SVG of one size; a change of anything pictured
+    changes the picture; the seat named by the view is marked "YOU"."""
     sizes, seen = set(), set()
-    for seed in (3, 4):
+    for seed in (3,):
         prev_key, prev_svg = None, None
         for env in walk(opts, seed=seed):
             d = env.state_dict()
