@@ -22,6 +22,7 @@ from card_envs.flipology.viewer_parts import (
     card,
     card_table,
     empty_slot,
+    game_points,
     kind_of,
     moon_up,
     public_score,
@@ -163,8 +164,6 @@ def _seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
         bx += _badge(svg, bx, y + 16, "▶ to act", t.highlight, t.panel) + 5
     if int(view["start_player"]) == s:
         bx += _badge(svg, bx, y + 16, "start", t.muted, t.panel) + 5
-    if o["variant"] == "great_tree" and view["regrow_used"][s]:
-        bx += _badge(svg, bx, y + 16, "regrown", t.muted, t.panel) + 5
     right = x + z["pw"] - PAD
     if res is not None:
         p, w = res[0][s], res[1][s]
@@ -172,10 +171,7 @@ def _seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
         svg.text(right, y + 16, label, size=13, anchor="end", weight="bold",
                  fill=t.highlight if w else t.text)
     else:
-        label = f"visible {public_score(view, s):+d}"
-        if o.get("series"):
-            label = f"total {int(view['totals'][s])}  ·  " + label
-        svg.text(right, y + 16, label, size=12, anchor="end", fill=t.text)
+        svg.text(right, y + 16, f"visible {public_score(view, s):+d}", size=12, anchor="end")
     # rows, the top level first; the row ends name the seats they touch
     left_nb, right_nb = (s + 1) % n, (s - 1) % n
     for i, lv in enumerate(range(nl - 1, -1, -1)):
@@ -207,6 +203,15 @@ def _seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
         hx = x + PAD + END + j * (HW + HGAP)
         kind = kind_of(cid, kinds)
         card(svg, hx, hy, HW, HH, kind, 0 if kind is None else pts[cid], True)
+    notes = []
+    if o.get("series"):
+        notes.append(f"series total {int(view['totals'][s])}" if res is None else
+                     f"last game {game_points(view)[0][s]} points")
+    if o["variant"] == "great_tree":
+        notes.append("Regrowth used" if view["regrow_used"][s] else "Regrowth left")
+    if notes:
+        svg.text(right, hy + HH - 4, "  ·  ".join(notes), size=10.5, anchor="end",
+                 fill=t.muted)
 
 
 def _effect_text(view: Mapping[str, Any]) -> list[str]:

@@ -168,19 +168,13 @@ def moon_up(view: Mapping[str, Any]) -> bool:
                for c, up in _cards_of(view, s))
 
 
-def result(view: Mapping[str, Any]) -> tuple[list[int], list[bool]] | None:
-    """Final (points, winners) of a finished game as the rules score it (a series: the
-    totals), or ``None`` while playing. At the end every card that scores is known to every
-    seat (face-up cards, revealed Sloths and Koalas), so any seat's view gives the result."""
-    if view["phase"] != "end":
-        return None
-    n = len(view["rows"])
-    if view["options"].get("series"):
-        tot = [int(x) for x in view["totals"]]
-        return tot, [x == max(tot) for x in tot]
+def game_points(view: Mapping[str, Any]) -> tuple[list[int], list[bool]]:
+    """(points, winners) of the game in the rows as the rules score it at its end: face-up
+    cards, minus face-up Sloths and Koalas, plus face-down ones, plus Hermit crab picks;
+    highest wins (lowest with the Moon face up), ties by more face-up animal species."""
     kinds, pts = card_table(view)
     points, species = [], []
-    for s in range(n):
+    for s in range(len(view["rows"])):
         v = int(view["hermit_bonus"][s])
         seen = set()
         for c, up in _cards_of(view, s):
@@ -195,5 +189,16 @@ def result(view: Mapping[str, Any]) -> tuple[list[int], list[bool]] | None:
         species.append(len(seen))
     sign = -1 if moon_up(view) else 1
     key = [(sign * p, sp) for p, sp in zip(points, species)]
-    best = max(key)
-    return points, [k == best for k in key]
+    return points, [k == max(key) for k in key]
+
+
+def result(view: Mapping[str, Any]) -> tuple[list[int], list[bool]] | None:
+    """Final (points, winners) of a finished game (a series: the totals, highest wins), or
+    ``None`` while playing. At the end every card that scores is known to every seat
+    (face-up cards, revealed Sloths and Koalas), so any seat's view gives the result."""
+    if view["phase"] != "end":
+        return None
+    if view["options"].get("series"):
+        tot = [int(x) for x in view["totals"]]
+        return tot, [x == max(tot) for x in tot]
+    return game_points(view)

@@ -16,9 +16,10 @@ import card_envs
 from card_envs.core import kernels as K
 from card_envs.core.draw import THEMES, to_rgb_array
 from card_envs.flipology.manifest import MANIFEST
+from card_envs.flipology.scoring import game_result as k_game_result
 from card_envs.flipology.scoring import public_score as k_public_score
 from card_envs.flipology.viewer import draw
-from card_envs.flipology.viewer_parts import public_score, result
+from card_envs.flipology.viewer_parts import game_points, public_score, result
 
 CASES = MANIFEST.test_cases
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -135,7 +136,8 @@ def test_a_seat_sees_nothing_hidden(opts: dict) -> None:
 @pytest.mark.parametrize("opts", CASES, ids=[str(i) for i in range(len(CASES))])
 def test_scores_agree_with_the_engine(opts: dict) -> None:
     """The visible scores of every position equal the engine's public scores; at the end the
-    printed points and winners equal the engine's outcome, from every seat's view."""
+    printed points and winners equal the engine's outcome (and the last game's points its
+    game result), from every seat's view."""
     g = None
     for seed in (5, 6):
         for env in walk(opts, seed=seed, max_steps=2000):
@@ -149,7 +151,11 @@ def test_scores_agree_with_the_engine(opts: dict) -> None:
         assert st[K.DONE]
         pts, win = g.outcome(st)
         want = ([int(p) for p in pts], [bool(w) for w in win])
+        gp, gw = np.zeros(g.num_players), np.zeros(g.num_players, np.int64)
+        k_game_result(st, g.cfg, gp, gw)  # the last game's own points (a series: its last)
         for obs in (None, *range(g.num_players)):
             assert result(env.state_dict(observer=obs)) == want
+            assert game_points(env.state_dict(observer=obs)) == \
+                ([int(p) for p in gp], [bool(w) for w in gw])
         words = " ".join(texts(draw(env.state_dict(), LIGHT)))
         assert "game over" in words and " : ".join(map(str, want[0])) in words
