@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from card_envs.core.draw import Svg, Theme
+from card_envs.core.draw import theme as as_theme
 from card_envs.flipology.layout import KIND_NAMES, ROUNDS, ROW_SHAPES, SUN_PEEKS, VARIANTS
 from card_envs.flipology.viewer_parts import (
     KIND_TEXT,
@@ -298,8 +299,10 @@ def _info(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any]) -> None:
                  fill=t.muted)
 
 
-def draw(view: Mapping[str, Any], theme: Theme) -> str:
-    """The SVG document of ``view`` (a Flipology state dict) in ``theme``."""
+def draw(view: Mapping[str, Any], theme: Theme | str) -> str:
+    """The SVG document of ``view`` (a Flipology state dict) in ``theme`` (a Theme or its
+    name)."""
+    theme = as_theme(theme)
     z = _sizes(view)
     svg = Svg(z["W"], z["H"], theme, title="Flipology")
     _title(svg, view, z)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from card_envs.core.draw import Svg, Theme
+from card_envs.core.draw import theme as as_theme
 from card_envs.if_it_fits.layout import CATS_EACH, HANDMAX, TOYS
 from card_envs.if_it_fits.viewer_parts import (
     box_card,
@@ -300,8 +301,10 @@ def _info(svg: Svg, view: Mapping[str, Any], x: float, y: float) -> None:
     svg.text(x + PAD + 197, ly, "value, closed ×2", size=10, anchor="start")
 
 
-def draw(view: Mapping[str, Any], theme: Theme) -> str:
-    """The SVG document of ``view`` (an If It Fits state dict) in ``theme``."""
+def draw(view: Mapping[str, Any], theme: Theme | str) -> str:
+    """The SVG document of ``view`` (an If It Fits state dict) in ``theme`` (a Theme or its
+    name)."""
+    theme = as_theme(theme)
     z = _sizes(view)
     svg = Svg(z["W"], z["H"], theme, title="If It Fits")
     bxs = boxes(view)
