@@ -260,6 +260,7 @@ def run_play_command(args: argparse.Namespace) -> int:
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((args.host, args.port))
+        sock.listen(128)  # connections wait from now on, even before uvicorn accepts
     except (ApiError, ValueError, TypeError, OSError) as e:  # any bad setting: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
