@@ -43,7 +43,8 @@ aside h2 { font-size: 1em; margin: 0 0 .4em 0; }
 #result td, #result th { padding: .1em .6em; text-align: left; }
 #result tr.winner { color: var(--accent); font-weight: bold; }
 form label { display: block; margin: .2em 0; }
-form input, form select { font: inherit; width: 100%%; }
+form input, form select { font: inherit; width: 100%%; background: var(--bg); color: var(--fg);
+  border: 1px solid var(--edge); border-radius: 4px; padding: .15em .3em; }
 .muted { color: var(--muted); }
 """
 
@@ -86,6 +87,7 @@ function render(v) {
   $("status").textContent = status;
   const moves = $("moves");
   moves.replaceChildren();
+  moves.scrollTop = 0;
   for (const m of v.legal) {
     const b = document.createElement("button");
     b.className = "move";

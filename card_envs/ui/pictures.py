@@ -14,13 +14,16 @@ import json
 from typing import Any
 from xml.sax.saxutils import escape
 
+from card_envs.core import draw
 from card_envs.core.draw import Svg, Theme, theme
+from card_envs.core.errors import OptionError
 from card_envs.core.registry import manifest
 
 __all__ = ["picture_svg", "text_svg", "viewer_module"]
 
 _LINE = 15.0  # text line height of the fallback picture (px)
 _WRAP = 96  # characters per line of the fallback picture
+_NO_VIEWER: type | None = getattr(draw, "NoViewerError", None)  # the core's, where it has one
 
 
 def viewer_module(env_id: str) -> Any | None:
@@ -67,7 +70,11 @@ def picture_svg(env: Any, observer: int | None, t: Theme | str = "light") -> str
     th = theme(t)
     picture = getattr(env, "picture", None)
     if callable(picture):
-        return str(picture(observer, th).svg)
+        try:
+            return str(picture(observer, th).svg)
+        except OptionError as e:  # a game without a viewer: the fallbacks below
+            if _NO_VIEWER is None or not isinstance(e, _NO_VIEWER):
+                raise
     view = env.state_dict(observer=observer)
     viewer = viewer_module(env.game.env_id)
     if viewer is not None:

@@ -42,12 +42,15 @@ def json_safe(x: Any) -> Any:
     return x
 
 
-def result_of(env: Any) -> dict[str, list] | None:
-    """``{"points": [...], "winners": [bool per seat]}`` of a finished game, else None."""
+def result_of(env: Any) -> dict[str, Any] | None:
+    """``{"points": [...], "winners": [bool per seat], "truncated": bool}`` of a finished
+    game (points as ints where they are whole), else None."""
     if not _over(env):
         return None
     points, winners = env.game.outcome(env.state_array)
-    return {"points": [float(p) for p in points], "winners": [bool(w) for w in winners]}
+    return {"points": [int(p) if float(p).is_integer() else float(p) for p in points],
+            "winners": [bool(w) for w in winners],
+            "truncated": bool(env.state_array[K.DONE] == K.DONE_TRUNCATED)}
 
 
 def _over(env: Any) -> bool:

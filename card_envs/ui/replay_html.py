@@ -6,7 +6,8 @@ the game: first / previous / next / last buttons, the arrow keys (Home / End too
 the move list (``action_to_str`` of each move; click one to jump there), a view selector (all
 cards, or what one seat saw) and the points at the end.
 
-Size: identical pictures are stored once, and the data (pictures, moves, per-step status) is
+Size: identical pictures are stored once, each picture as a list of indices into a table of
+its distinct SVG elements (consecutive pictures share most of theirs), and the data is
 gzipped and base64-encoded into the page, unpacked by the browser's ``DecompressionStream``.
 Every seat's view is embedded for games of up to ``seat_views_up_to`` steps (300); longer
 games (Op Glad IJs' long runs) get the omniscient picture only, which the page says.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -25,9 +27,28 @@ from card_envs.core.draw import theme as get_theme
 from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import play_back_envs, result_of
 
-__all__ = ["SEAT_VIEWS_UP_TO", "build_data", "render_html", "write_html"]
+__all__ = ["SEAT_VIEWS_UP_TO", "build_data", "pack_svgs", "render_html", "write_html"]
 
 SEAT_VIEWS_UP_TO = 300
+_ELEMENT_END = re.compile(r"(?<=>)")
+
+
+def pack_svgs(svgs: list[str]) -> tuple[list[str], list[list[int]]]:
+    """``(pieces, parts)``: every SVG cut after each ``>`` into pieces, each distinct piece
+    stored once; ``"".join(pieces[i] for i in parts[k]) == svgs[k]``."""
+    pieces: list[str] = []
+    where: dict[str, int] = {}
+    parts = []
+    for svg in svgs:
+        ids = []
+        for piece in _ELEMENT_END.split(svg):
+            if piece:
+                if piece not in where:
+                    where[piece] = len(pieces)
+                    pieces.append(piece)
+                ids.append(where[piece])
+        parts.append(ids)
+    return pieces, parts
 
 
 def build_data(replay: dict[str, Any], theme: str = "light",
@@ -79,9 +100,13 @@ def build_data(replay: dict[str, Any], theme: str = "light",
 
 
 def render_html(data: dict[str, Any]) -> str:
-    """The HTML page of :func:`build_data`'s ``data``."""
+    """The HTML page of :func:`build_data`'s ``data`` (its pictures packed by
+    :func:`pack_svgs`)."""
+    pieces, parts = pack_svgs(data["svgs"])
+    page = {**{k: v for k, v in data.items() if k != "svgs"}, "pieces": pieces,
+            "svg_parts": parts}
     packed = base64.b64encode(gzip.compress(
-        json.dumps(data, separators=(",", ":")).encode("utf-8"), 9, mtime=0)).decode("ascii")
+        json.dumps(page, separators=(",", ":")).encode("utf-8"), 9, mtime=0)).decode("ascii")
     t = get_theme(data["theme"])
     css = _CSS % {k: getattr(t, k) for k in ("background", "text", "muted", "panel",
                                               "highlight", "card_edge")}
@@ -179,6 +204,7 @@ function buildResult() {
 
 async function start() {
   D = await unpack($("data").textContent);
+  D.svgs = D.svg_parts.map((ids) => ids.map((i) => D.pieces[i]).join(""));
   $("title").textContent = document.title;
   const sel = $("view");
   for (const v of D.views) {

@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +58,7 @@ from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import json_safe, make_replay, result_of
 from card_envs.ui.specs import split_agents
 
-__all__ = ["ApiError", "GameSession", "Games", "create_app", "new_session"]
+__all__ = ["ApiError", "GameSession", "Games", "create_app", "new_session", "serving"]
 
 MAX_BODY = 64 * 1024  # bytes of a request body
 SWITCHES = ("render_mode", "illegal_action", "render_observer", "render_theme")
@@ -348,3 +350,29 @@ def create_app(defaults: dict[str, Any] | None = None, allowed_hosts: Sequence[s
 def _locked(s: GameSession, fn: Any) -> Any:
     with s.lock:
         return fn()
+
+
+@contextmanager
+def serving(app: Starlette, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a background thread (``port`` 0: a free one); yields
+    the base URL and stops the server (joining its thread) on exit. For tests and scripts;
+    ``card-envs play`` serves in the foreground."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((host, port))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            sock.close()
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

@@ -35,15 +35,18 @@ def short_replay(game: str, seed: int = 1, agents: tuple[str, ...] = ("heuristic
 def page_data(html: str) -> dict[str, Any]:
     m = re.search(r'<script type="application/octet-stream" id="data">([^<]*)</script>', html)
     assert m, "no embedded data"
-    return json.loads(gzip.decompress(base64.b64decode(m.group(1))))
+    data = json.loads(gzip.decompress(base64.b64decode(m.group(1))))
+    data["svgs"] = ["".join(data["pieces"][i] for i in ids) for ids in data["svg_parts"]]
+    return data
 
 
 def assert_self_contained(text: str) -> None:
-    """No URL but the SVG namespace, no external script or stylesheet."""
+    """No URL but the SVG namespace, no external script, stylesheet or ``url()`` (references
+    inside the document, ``url(#id)``, are fine)."""
     assert re.findall(r"https?://[^\s\"'<>]*", text.replace(SVG_NS, "")) == []
     assert not re.search(r"<script[^>]*\bsrc\s*=", text, re.I)
     assert not re.search(r"<link\b[^>]*\bhref\s*=", text, re.I)
-    assert not re.search(r"@import|url\(", text, re.I)
+    assert not re.search(r"@import|url\(\s*['\"]?(?!#)", text, re.I)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -57,6 +60,7 @@ def test_replay_page_of_every_game(tmp_path: Path, game: str) -> None:
     html = path.read_text()
     assert_self_contained(html)
     data = page_data(html)
+    assert data["svgs"] == build_data(rep, theme="dark")["svgs"]  # unpacked exactly
     for svg in data["svgs"]:
         assert svg.startswith("<svg") and SVG_NS in svg
         assert_self_contained(svg)

@@ -4,18 +4,13 @@ random port, started and stopped by the test) and small HTTP helpers (stdlib onl
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import uvicorn
-
-from card_envs.ui.server import create_app
+from card_envs.ui.server import create_app, serving
 
 #: settings that keep every game short (Op Glad IJs: few turned cards)
 SHORT: dict[str, dict[str, Any]] = {
@@ -35,23 +30,8 @@ def running_server(**app_kw: Any) -> Iterator[tuple[str, Any]]:
     """A uvicorn server of ``create_app(**app_kw)`` on 127.0.0.1 (a free port) in a thread:
     yields ``(base_url, app)``; stopped (and its thread joined) on exit."""
     app = create_app(**app_kw)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}", app
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving(app) as base:
+        yield base, app
 
 
 def http(method: str, url: str, body: Any = None, raw: bytes | None = None,
