@@ -8,7 +8,12 @@
   that steps through a game (no network, no CDN).
 * :mod:`card_envs.ui.server`: the play server (Starlette + uvicorn, the ``ui`` extra): a person
   plays against agents in the browser; the state lives on the server and the browser only
-  ever receives the human seat's view.
+  ever receives the human seat's view. Its page is :mod:`card_envs.ui.page`; the move log's
+  labels come from :mod:`card_envs.ui.moves` (another seat's move is named only when the
+  human's view tells it).
+* :mod:`card_envs.ui.specs`: the command line's agent-list syntax (``mcts:ms=50+c=0.7``).
+
+Guide: ``docs/ui.md``.
 
 Layers: ``ui`` imports the core, the games, the agents and the arena; only ``card_envs.cli``
 imports ``ui``. Importing this package imports neither Starlette nor uvicorn.
