@@ -1,4 +1,5 @@
-"""Command line: ``card-envs arena ...`` (also ``python examples/arena.py ...``).
+"""Command line: ``card-envs arena | record | replay | play`` (the arena also as
+``python examples/arena.py ...``).
 
     card-envs arena --game slide --agents random,heuristic --games 200
     card-envs arena --game slide_v0 --agents heuristic,random,random --players 3 \\
@@ -13,6 +14,15 @@ With fewer agents than players the pool is repeated to fill the seats; with more
 combination of ``--players`` agents (a lineup) plays ``--games`` games. Seats rotate every
 game and each deal is replayed with every rotation (see ``card_envs.arena``, ``docs/arena.md``).
 ``--workers`` defaults to ``min(2, CPU cores)`` processes.
+
+    card-envs record --game slide --agents heuristic,random --seed 1 -o game.json
+    card-envs replay game.json -o game.html
+    card-envs play --game slide --players 3 --vs mcts,heuristic [--seat 0] [--seed S]
+
+``record`` plays one game of agents and writes its replay (seed, options, actions: the whole
+game); ``replay`` turns a replay into one self-contained HTML page; ``play`` serves a page on
+127.0.0.1 where you play against agents (the ``ui`` extra: Starlette and uvicorn). Guide:
+``docs/ui.md``.
 """
 
 from __future__ import annotations
@@ -20,45 +30,36 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
+import socket
 import sys
+import threading
+import time
 import warnings
+import webbrowser
 from pathlib import Path
 from typing import Any
 
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
+from card_envs.core.draw import THEMES
+from card_envs.core.errors import CardEnvError
 from card_envs.core.registry import env_ids, resolve_env_id
+from card_envs.ui.record import load_replay, record_game, save_replay
+from card_envs.ui.replay_html import write_html
+from card_envs.ui.specs import split_agents
+
+__all__ = ["arena_main", "build_parser", "default_workers", "main", "split_agents"]
 
 ARENA_HELP = ("Play agents against each other over duplicate deals; print win rates and mean "
               "points with 95% confidence intervals, ratings and a head-to-head matrix.")
-
-_PARAM = re.compile(r"\s*[A-Za-z_]\w*\s*=")
-_PARAM_SEP = re.compile(r"\s*[;+]\s*(?=[A-Za-z_]\w*\s*=)")
-
+RECORD_HELP = "Play one game of agents and write its replay (JSON: seed, options, actions)."
+REPLAY_HELP = ("Write a replay as one self-contained HTML page that steps through the game "
+               "(pictures, seat views, move list; no network needed).")
+PLAY_HELP = ("Play a game against agents in the browser: a local web server (127.0.0.1 by "
+             "default) and a page where you click your legal moves.")
 
 def default_workers() -> int:
     """The CLI's default ``--workers``: ``min(2, os.cpu_count())``."""
     return max(1, min(2, os.cpu_count() or 1))
-
-
-def split_agents(text: str) -> list[str]:
-    """``"random,heuristic,mcts:ms=50+c=0.7"`` -> ``["random", "heuristic",
-    "mcts:ms=50,c=0.7"]``: commas separate agents; ``+`` or ``;`` before ``key=`` separate a
-    spec's parameters, and so does a comma when the previous spec already has parameters."""
-    specs: list[str] = []
-    for item in (p.strip() for p in text.split(",")):
-        if not item:
-            continue
-        if specs and ":" in specs[-1] and _PARAM.match(item) and \
-                ":" not in item.partition("=")[0]:
-            specs[-1] += f",{item}"
-        else:
-            specs.append(item)
-    out = []
-    for s in specs:
-        name, colon, rest = s.partition(":")
-        out.append(name + colon + _PARAM_SEP.sub(",", rest))
-    return out
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -145,6 +146,139 @@ def run_arena_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_record_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of ``card-envs record``."""
+    ap.add_argument("--game", default="slide", help="game name or env id (default slide)")
+    ap.add_argument("--agents", default="heuristic,random",
+                    help="one agent spec per seat, comma separated (default heuristic,random)")
+    ap.add_argument("--players", type=int, default=None,
+                    help="number of seats (default: one per agent; the list is repeated)")
+    ap.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
+    ap.add_argument("--option", type=_option, action="append", default=[],
+                    metavar="KEY=VALUE", help="extra game option, e.g. --option max_turned=20")
+    ap.add_argument("-o", "--out", required=True, metavar="PATH",
+                    help="the replay file to write (.json)")
+
+
+def run_record_command(args: argparse.Namespace) -> int:
+    """Run ``card-envs record``: one game, its replay written to ``--out``."""
+    try:
+        specs = split_agents(args.agents)
+        if not specs:
+            raise ValueError("--agents is empty")
+        n = args.players or len(specs)
+        if n < 2 and args.players is None:
+            n = 2
+        seats = [specs[i % len(specs)] for i in range(n)]
+        options = dict(args.option)
+        if "num_players" in options:
+            raise ValueError("set the number of seats with --players")
+        t = time.perf_counter()
+        d = record_game(resolve_env_id(args.game), seats, seed=args.seed, num_players=n,
+                        **options)
+        save_replay(d, args.out)
+    except (ValueError, TypeError, ImportError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    res = d.get("result", {})
+    print(f"wrote {args.out}: {d['env_id']}, {len(d['actions'])} actions, points "
+          f"{res.get('points')}, winners {res.get('winners')} "
+          f"({time.perf_counter() - t:.1f} s)")
+    return 0
+
+
+def add_replay_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of ``card-envs replay``."""
+    ap.add_argument("replay", help="a replay file (card-envs record, the arena, env.replay())")
+    ap.add_argument("-o", "--out", metavar="PATH",
+                    help="the HTML file to write (default: the replay's name with .html)")
+    ap.add_argument("--theme", choices=sorted(THEMES), default="light",
+                    help="picture colours (default light)")
+    ap.add_argument("--seat-views", type=int, default=None, metavar="STEPS",
+                    help="embed every seat's view up to this many steps (default 300); longer "
+                         "games get only the omniscient picture")
+
+
+def run_replay_command(args: argparse.Namespace) -> int:
+    """Run ``card-envs replay``: the replay as one HTML file."""
+    out = args.out or str(Path(args.replay).with_suffix(".html"))
+    try:
+        d = load_replay(args.replay)
+        kw = {} if args.seat_views is None else {"seat_views_up_to": args.seat_views}
+        t = time.perf_counter()
+        info = write_html(d, out, theme=args.theme, **kw)
+    except (CardEnvError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}: {info['steps']} steps, views {', '.join(info['views'])}, "
+          f"{info['bytes'] / 1024:.0f} KiB ({time.perf_counter() - t:.1f} s)")
+    return 0
+
+
+def add_play_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of ``card-envs play``."""
+    ap.add_argument("--game", default="slide", help="game name or env id (default slide)")
+    ap.add_argument("--players", type=int, default=2, help="number of seats (default 2)")
+    ap.add_argument("--vs", default="heuristic",
+                    help="the other seats' agent specs, comma separated, repeated to fill the "
+                         "table (default heuristic)")
+    ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    ap.add_argument("--seed", type=int, default=None, help="the deal (default random)")
+    ap.add_argument("--option", type=_option, action="append", default=[],
+                    metavar="KEY=VALUE", help="extra game option, e.g. --option max_turned=20")
+    ap.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1: this machine only)")
+    ap.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
+    ap.add_argument("--theme", choices=sorted(THEMES), default="light",
+                    help="colours (default light)")
+    ap.add_argument("--no-browser", action="store_true", help="print the URL, open nothing")
+
+
+def run_play_command(args: argparse.Namespace) -> int:
+    """Run ``card-envs play``: serve the play page until interrupted."""
+    try:
+        import uvicorn
+
+        from card_envs.ui.server import ApiError, create_app, new_session
+    except ImportError as e:
+        print(f"error: card-envs play needs the ui extra (pip install 'card-envs[ui]'): {e}",
+              file=sys.stderr)
+        return 2
+    defaults = {"game": args.game, "players": args.players, "vs": split_agents(args.vs),
+                "seat": args.seat, "seed": args.seed, "options": dict(args.option),
+                "theme": args.theme}
+    try:
+        defaults["game"] = resolve_env_id(args.game)
+        new_session(dict(defaults, seed=0 if args.seed is None else args.seed))  # check now
+        local = args.host in ("127.0.0.1", "localhost", "::1")
+        if not local:
+            print(f"warning: binding {args.host}: anyone who can reach this address can play "
+                  "on this server (it has no login)", file=sys.stderr)
+        hosts = ["127.0.0.1", "localhost", "[::1]"] if local else None
+        app = create_app(defaults, allowed_hosts=hosts)
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+        sock.listen(128)  # connections wait from now on, even before uvicorn accepts
+    except (ApiError, ValueError, TypeError, OSError) as e:  # any bad setting: one line
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    port = sock.getsockname()[1]
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{port}/"
+    print(f"card-envs play: {defaults['game']}, {args.players} players, you are seat "
+          f"{args.seat}, vs {', '.join(defaults['vs'])}: {url}  (Ctrl+C stops)", flush=True)
+    if not args.no_browser:
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """``card-envs`` with one subcommand per tool."""
     ap = argparse.ArgumentParser(prog="card-envs", description="card-envs command line tools.")
@@ -152,6 +286,15 @@ def build_parser() -> argparse.ArgumentParser:
     arena = sub.add_parser("arena", help=ARENA_HELP.replace("%", "%%"), description=ARENA_HELP)
     add_arena_arguments(arena)
     arena.set_defaults(run=run_arena_command)
+    rec = sub.add_parser("record", help=RECORD_HELP, description=RECORD_HELP)
+    add_record_arguments(rec)
+    rec.set_defaults(run=run_record_command)
+    rep = sub.add_parser("replay", help=REPLAY_HELP, description=REPLAY_HELP)
+    add_replay_arguments(rep)
+    rep.set_defaults(run=run_replay_command)
+    play = sub.add_parser("play", help=PLAY_HELP, description=PLAY_HELP)
+    add_play_arguments(play)
+    play.set_defaults(run=run_play_command)
     return ap
 
 
