@@ -29,7 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "agents": {"core", "game", "agents"},
     "arena": {"core", "game", "agents", "arena"},
     "rl": {"core", "game", "agents", "arena", "rl"},
-    "cli": {"core", "game", "agents", "arena", "rl", "cli", "testing"},
+    "ui": {"core", "game", "agents", "arena", "ui"},
+    "cli": {"core", "game", "agents", "arena", "rl", "ui", "cli", "testing"},
 }
 
 
@@ -44,7 +45,7 @@ def layer(module: str) -> tuple[str, str] | None:
         return "core", ""
     if parts[1] in GAME_PACKAGES:
         return "game", parts[1]
-    if parts[1] in ("testing", "arena", "rl", "cli"):
+    if parts[1] in ("testing", "arena", "rl", "ui", "cli"):
         return parts[1], ""
     # a module alias registered by the package (card_envs.slide_v0, card_envs.vector)
     return "core", ""

@@ -15,20 +15,9 @@ from card_envs.core.env import ResetNeededError
 from card_envs.core.errors import OptionError
 from card_envs.core.registry import ENV_IDS, env_class, env_ids, make, make_raw, manifest
 
-#: built-in games whose viewer another branch adds: the lead empties this set after merging
-#: (their tests here are strict xfails that expect exactly the missing-viewer error)
-PENDING_VIEWERS = {"flipology_v0", "if_it_fits_v0"}
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
-
-def _param(env_id: str) -> object:
-    if env_id in PENDING_VIEWERS:
-        return pytest.param(env_id, marks=pytest.mark.xfail(
-            raises=draw.NoViewerError, strict=True, reason="viewer on another branch"))
-    return env_id
-
-
-DRAWN = [_param(e) for e in ENV_IDS]
+DRAWN = list(ENV_IDS)  # every built-in game has a viewer
 
 
 def _positions(env_id: str, options: dict, seed: int, count: int) -> list:
