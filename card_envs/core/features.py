@@ -28,7 +28,7 @@ import importlib
 from typing import Any
 
 import numpy as np
-from numba import prange
+from numba import get_num_threads, prange
 
 from card_envs.core.game import Game
 from card_envs.core.jit import njit
@@ -59,7 +59,7 @@ def _build_driver(fill: Any) -> tuple[Any, Any]:
     """The batched driver of one game's ``fill`` (bound at compile time), parallel and serial:
     ``drive(obs, cfg, out, L, G, F, A)`` writes ``out[i] = [obs[i], glob, act]``."""
 
-    def drive(obs, cfg, out, L, G, F, A):
+    def drive(nthreads, obs, cfg, out, L, G, F, A):
         for i in prange(obs.shape[0]):
             row = out[i]
             for j in range(L):
@@ -68,7 +68,9 @@ def _build_driver(fill: Any) -> tuple[Any, Any]:
             act = row[L + G:L + G + F * A].reshape((F, A))
             fill(obs[i], cfg, glob, act)
 
-    return njit(parallel=True)(drive), njit(drive)
+    from card_envs.core.vector import _with_threads
+
+    return _with_threads(njit(parallel=True)(drive)), njit(drive)
 
 
 _DRIVERS: dict[Any, tuple[Any, Any]] = {}
@@ -102,9 +104,13 @@ class Features:
             _DRIVERS[key] = _build_driver(mod.fill)
         self._parallel, self._serial = _DRIVERS[key]
 
-    def compute(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def compute(self, obs: np.ndarray, out: np.ndarray | None = None,
+                threads: int | None = None) -> np.ndarray:
         """``[obs, global, per-action]`` rows (float32, ``(B, width)``) of observations
-        ``obs`` (``(B, L)`` or one ``(L,)`` row, which gives one ``(width,)`` row)."""
+        ``obs`` (``(B, L)`` or one ``(L,)`` row, which gives one ``(width,)`` row), written
+        into ``out`` if given. ``threads``: at most that many numba threads (default: numba's
+        count; a batched VecEnv passes the count its engine's tuner chose, see
+        :class:`~card_envs.core.vector.ThreadTuner`)."""
         a = np.asarray(obs)
         single = a.ndim == 1
         a = a.reshape(1, -1) if single else a
@@ -121,8 +127,9 @@ class Features:
                 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous float32 array of shape "
                              f"{(B, self.width)}")
-        drive = self._serial if B < SERIAL_BELOW else self._parallel
-        drive(a, self.game.cfg, out, self.obs_size, self.global_dim, self.action_dim,
+        n = get_num_threads() if threads is None else int(threads)
+        drive = self._serial if B < SERIAL_BELOW or n <= 1 else self._parallel
+        drive(n, a, self.game.cfg, out, self.obs_size, self.global_dim, self.action_dim,
               self.num_actions)
         return out[0] if single else out
 

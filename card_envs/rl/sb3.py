@@ -267,7 +267,8 @@ class BatchedVecEnv(VecEnv):
         if self.features is None:
             return self.vec.observations.copy()
         self._buf_k ^= 1
-        return self.features.compute(self.vec.observations, out=self._bufs[self._buf_k])
+        return self.features.compute(self.vec.observations, out=self._bufs[self._buf_k],
+                                     threads=self.vec.num_threads)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_envs, num_actions)`` bool."""
