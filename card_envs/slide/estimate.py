@@ -1,6 +1,7 @@
-"""Expected final points of a Slide grid seen from its owner (numba; pure, no I/O): the one
-estimate shared by the heuristic agent (``agents/slide.py``) and the training features
-(``card_envs/slide/features.py``).
+"""Expected final points of a Slide grid seen from its owner (numba; pure, no I/O): the
+heuristic agent's estimate (``agents/slide.py``). The training features
+(``card_envs/slide/features.py``) deliberately do not use it: they are game facts, not a
+baseline's judgement.
 
 A grid is scored as if the game ended now: a face-up card counts 0 when a face-up neighbour has
 its value, else its value times the chance that none of its face-down neighbours turns out
