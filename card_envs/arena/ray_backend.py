@@ -87,26 +87,27 @@ class RaySession:
         self.close()
 
 
-def _ray_chunk(task: dict[str, Any], paths: list[str]) -> list[dict[str, Any]]:
+def _ray_chunk(play: Callable[[dict[str, Any]], list[dict[str, Any]]], task: dict[str, Any],
+               paths: list[str]) -> list[dict[str, Any]]:
     """A Ray task: one arena chunk (the driver's import paths that exist here come first)."""
     for p in reversed(paths):
         if p not in sys.path and os.path.isdir(p):
             sys.path.insert(0, p)
-    from card_envs.arena.runner import _play_chunk
-
-    return _play_chunk(task)
+    return play(task)
 
 
-def run_tasks(tasks: list[dict[str, Any]], on_done: Callable[[int], None] | None = None
+def run_tasks(play: Callable[[dict[str, Any]], list[dict[str, Any]]],
+              tasks: list[dict[str, Any]], on_done: Callable[[int], None] | None = None
               ) -> list[dict[str, Any]]:
-    """Play ``tasks`` (chunks of :func:`~card_envs.arena.runner._play_chunk`) as Ray tasks
+    """Play ``tasks`` as Ray tasks ``play(task)`` (the arena's
+    :func:`~card_envs.arena.runner._play_chunk`: sent by reference, imported on the node)
     on the connected Ray; their log entries in task order. ``on_done(i)`` after task ``i``.
     A failing task cancels the others and raises its error."""
     ray = import_ray()
     if "chunk" not in _REMOTE:
         _REMOTE["chunk"] = ray.remote(num_cpus=1, max_retries=0)(_ray_chunk)
     paths = [p for p in sys.path if p and os.path.isdir(p)]
-    refs = [_REMOTE["chunk"].remote(t, paths) for t in tasks]
+    refs = [_REMOTE["chunk"].remote(play, t, paths) for t in tasks]
     index = {r: i for i, r in enumerate(refs)}
     parts: dict[int, list[dict[str, Any]]] = {}
     pending = list(refs)

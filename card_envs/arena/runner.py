@@ -293,7 +293,8 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
 
             tasks = _tasks(env_id, specs, n, game_options, seed, lineups, games, deal_seeds,
                            chunks, record)
-            log = run_tasks(tasks, on_done=lambda c: bar.update(chunks[c][2] - chunks[c][1]))
+            log = run_tasks(_play_chunk, tasks,
+                            on_done=lambda c: bar.update(chunks[c][2] - chunks[c][1]))
         elif workers <= 1:
             log = []
             for lu, members in enumerate(lineups):

@@ -333,9 +333,9 @@ def ppo_config(env_id: str, num_env_runners: int = 0, envs_per_runner: int = 32,
         specs.update({sid: RLModuleSpec(module_class=MaskedActorCriticModule,
                                         model_config=mcfg) for sid in snapshot_ids(snapshots)})
         mapping = league_mapping(n, snapshots, random_weight)
-    callback = functools.partial(SelfPlayCallback,
-                                 snapshots=snapshots if selfplay == "league" else 0,
-                                 snapshot_every=snapshot_every)
+    callback = functools.partial(
+        SelfPlayCallback, main=MAIN, snapshot_every=snapshot_every,
+        snapshots=snapshot_ids(snapshots) if selfplay == "league" else [])
     cfg = (PPOConfig()
            .environment(env=RLlibCardEnv, env_config=env_config,
                         disable_env_checking=illegal_action == "raise")

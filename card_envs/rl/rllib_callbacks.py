@@ -4,12 +4,11 @@ Imports ray (the ``rllib`` extra)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
-
-from card_envs.rl.rllib import MAIN, snapshot_ids
 
 __all__ = ["SelfPlayCallback", "copy_module", "episode_masks"]
 
@@ -29,13 +28,15 @@ def episode_masks(agent_episode: Any) -> tuple[np.ndarray, np.ndarray]:
 class SelfPlayCallback(RLlibCallback):
     """Checks every sampled action against the mask it was chosen at (summed metrics
     ``masked_actions_checked`` and ``masked_action_violations`` in the env runners' results),
-    logs ``main_win_rate`` (the learning module's wins, last 200 games) and, in a league
-    (``snapshots > 0``), copies ``"main"`` into the next snapshot slot every ``snapshot_every``
-    training iterations."""
+    logs ``main_win_rate`` (the wins of module ``main``, last 200 games) and, in a league
+    (``snapshots``: the snapshot module ids), copies ``main`` into the next snapshot every
+    ``snapshot_every`` training iterations."""
 
-    def __init__(self, snapshots: int = 0, snapshot_every: int = 0) -> None:
+    def __init__(self, main: str = "main", snapshots: Sequence[str] = (),
+                 snapshot_every: int = 0) -> None:
         super().__init__()
-        self.snapshots, self.snapshot_every = int(snapshots), int(snapshot_every)
+        self.main, self.snapshots = main, list(snapshots)
+        self.snapshot_every = int(snapshot_every)
         self._next_slot = 0
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None,
@@ -46,7 +47,7 @@ class SelfPlayCallback(RLlibCallback):
             if acts.size:
                 checked += acts.size
                 bad += int((masks[np.arange(acts.size), acts] == 0).sum())
-            if episode.module_for(aid) == MAIN:
+            if episode.module_for(aid) == self.main:
                 info = sa.get_infos(-1)
                 if "winner" in info:
                     metrics_logger.log_value("main_win_rate", float(info["winner"]),
@@ -55,12 +56,12 @@ class SelfPlayCallback(RLlibCallback):
         metrics_logger.log_value("masked_action_violations", bad, reduce="sum")
 
     def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
-        k, every = self.snapshots, self.snapshot_every
-        if not k or not every or algorithm.iteration % every:
+        every = self.snapshot_every
+        if not self.snapshots or not every or algorithm.iteration % every:
             return
-        slot = snapshot_ids(k)[self._next_slot % k]
+        slot = self.snapshots[self._next_slot % len(self.snapshots)]
         self._next_slot += 1
-        copy_module(algorithm, MAIN, slot)
+        copy_module(algorithm, self.main, slot)
         result["snapshot_refreshed"] = slot
 
 
