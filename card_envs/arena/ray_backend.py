@@ -21,7 +21,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RaySession", "add_ray_arguments", "import_ray", "ray_kwargs", "run_tasks"]
+__all__ = ["RaySession", "add_ray_arguments", "import_ray", "keep_builtin_print", "ray_kwargs",
+           "run_tasks"]
 
 _REMOTE: dict[str, Any] = {}
 
@@ -34,6 +35,21 @@ def import_ray() -> Any:
         raise ImportError("the Ray backend needs ray: pip install 'card-envs[rllib]' (or "
                           "pip install 'ray[default]')") from e
     return ray
+
+
+def keep_builtin_print() -> None:
+    """Keep Python's own ``print``: Ray's progress-bar manager (``ray.experimental.tqdm_ray``)
+    replaces ``builtins.print`` in the driver, and numba cannot compile a kernel that calls a
+    replaced ``print`` (numba's own ``get_num_threads`` does: the batched engine's threaded
+    driver then fails to compile). Sets ``RAY_TQDM_PATCH_PRINT=0`` (unless set) and undoes a
+    replacement already made."""
+    import builtins
+
+    os.environ.setdefault("RAY_TQDM_PATCH_PRINT", "0")
+    tq = sys.modules.get("ray.experimental.tqdm_ray")
+    original = getattr(tq, "_print", None)
+    if original is not None and builtins.print is not original:
+        builtins.print = original
 
 
 def add_ray_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +79,7 @@ class RaySession:
 
     def __init__(self, address: str | None = None) -> None:
         ray = import_ray()
+        keep_builtin_print()
         self._ray = ray
         self.started = False
         if not ray.is_initialized():
@@ -104,6 +121,7 @@ def run_tasks(play: Callable[[dict[str, Any]], list[dict[str, Any]]],
     on the connected Ray; their log entries in task order. ``on_done(i)`` after task ``i``.
     A failing task cancels the others and raises its error."""
     ray = import_ray()
+    keep_builtin_print()
     if "chunk" not in _REMOTE:
         _REMOTE["chunk"] = ray.remote(num_cpus=1, max_retries=0)(_ray_chunk)
     paths = [p for p in sys.path if p and os.path.isdir(p)]

@@ -96,6 +96,9 @@ def _ray_init(address: str | None, num_env_runners: int) -> bool:
     call started or joined it (then the caller shuts it down)."""
     import ray
 
+    from card_envs.arena.ray_backend import keep_builtin_print
+
+    keep_builtin_print()
     if ray.is_initialized():
         return False
     kwargs: dict[str, Any] = {"include_dashboard": False}
@@ -108,7 +111,10 @@ def _ray_init(address: str | None, num_env_runners: int) -> bool:
 def _evaluate(path: Path, env_id: str, games: int, n: int, seed: int,
               options: dict[str, Any]) -> dict[str, float]:
     from agents.rllib_agent import load_module
+    from card_envs.arena.ray_backend import keep_builtin_print
     from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate_batched
+
+    keep_builtin_print()  # Ray may have replaced print, which numba cannot compile
 
     policy = module_policy(load_module(path, MAIN))
     out: dict[str, float] = {}

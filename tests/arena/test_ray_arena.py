@@ -143,3 +143,19 @@ def test_ray_backend_errors_and_cli_helpers(cluster: Any) -> None:
     assert ray.is_initialized()
     with pytest.raises(ValueError, match="unknown agent"):  # raised in the driver, early
         run_arena("slide", ["nosuchagent", "random"], 2, progress=False, backend="ray")
+
+
+def test_keep_builtin_print_undoes_rays_print_patch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray's progress bars replace ``builtins.print`` (numba cannot compile kernels that call
+    a replaced print); the backend puts the original back and turns the patch off."""
+    import builtins
+
+    from ray.experimental import tqdm_ray
+
+    from card_envs.arena.ray_backend import keep_builtin_print
+
+    monkeypatch.delenv("RAY_TQDM_PATCH_PRINT", raising=False)
+    monkeypatch.setattr(builtins, "print", tqdm_ray.safe_print)
+    keep_builtin_print()
+    assert builtins.print is tqdm_ray._print
+    assert os.environ["RAY_TQDM_PATCH_PRINT"] == "0"
