@@ -10,16 +10,17 @@ Rows (all count every move played, the learner's and the opponents'):
 * ``rllib, N runners``: ``sample(num_timesteps=T)`` on every remote runner at once (each
   ``--envs-per-runner`` games, one forward pass for all of them), steps of all runners over
   the wall time;
-* ``rllib, in-process runner``: the same on the driver's local runner, with RLlib's own
-  timers split into: env ``step`` calls (``RLlibCardEnv`` and gymnasium's vector wrapper),
-  module forward, the env-to-module and module-to-env connector pipelines, and the rest
-  (episode bookkeeping, metrics);
+* ``rllib, in-process runner``: the same on the driver's local runner (no episodes shipped
+  between processes), and where its time goes: the shares of a profiled ``sample``
+  (:data:`PARTS`: the game, the vector-env wrapper, the module forward, the two connector
+  pipelines, the episodes, the rest) scaled to an unprofiled one's time per step;
 * ``RLlibCardEnv alone``: the env with random legal actions, no RLlib (its ceiling);
 * ``BatchedVecEnv``: MaskablePPO's ``collect_rollouts`` with ``--sb3-envs`` games
   (``benchmarks/rollout.py``'s measurement).
 
 Each row is measured ``--repeats`` times round-robin for at least ``--seconds``; the median
-is reported with the load seen (other processes' CPU use, ``os.getloadavg``). Writes JSON to
+is reported with the load seen (other processes' CPU use; for the remote-runner rows that
+includes the runners themselves, which are other processes) and ``os.getloadavg``. Writes JSON to
 ``benchmarks/results/rllib_sampling.json`` (``--json``) and prints a table.
 
 Usage::
@@ -98,29 +99,46 @@ def local_runner(algo: Any, steps: int) -> Any:
     return run
 
 
-def breakdown(algo: Any, steps: int, envs: int) -> dict[str, float]:
-    """Microseconds per env step of the local runner's parts, from RLlib's timers (means
-    over one fresh ``sample``)."""
+#: parts of a local runner's ``sample`` (profiled cumulative time of the outermost calls):
+#: label -> (part of the file path, function name(s))
+PARTS = {
+    "game (RLlibCardEnv.step)": ("card_envs/rl/rllib.py", "step"),
+    "vector env wrapper": ("sync_vector_multi_agent_env.py", "step"),
+    "module forward (features, MLPs)": ("core/rl_module/rl_module.py", "forward_exploration"),
+    "env-to-module connectors": ("env_to_module_pipeline.py", "__call__"),
+    "module-to-env connectors": ("connectors/module_to_env/", "__call__"),
+    "episodes (add_env_step, to_numpy)": ("env/multi_agent_episode.py", ("add_env_step",
+                                                                        "to_numpy")),
+}
+
+
+def breakdown(algo: Any, steps: int) -> dict[str, float]:
+    """Microseconds per env step of the local runner's parts: shares of one profiled
+    ``sample`` (cProfile), scaled to the per-step time of an unprofiled one."""
+    import cProfile
+    import pstats
+
     runner = algo.env_runner
-    runner.get_metrics()  # reset the windows
     t0 = time.perf_counter()
     n = _episode_steps(runner.sample(num_timesteps=steps))
-    total = time.perf_counter() - t0
-    m = runner.get_metrics()
-    calls = n / envs  # one vector step (and one forward pass) per `envs` env steps
+    per_step = 1e6 * (time.perf_counter() - t0) / n
+    prof = cProfile.Profile()
+    prof.enable()
+    runner.sample(num_timesteps=steps)
+    prof.disable()
+    stats = pstats.Stats(prof).stats  # (file, line, function) -> (cc, nc, tt, ct, callers)
 
-    def per_step(x: float) -> float:
-        return 1e6 * float(x) * calls / n
+    def cum(file_part: str, funcs: Any) -> float:
+        names = (funcs,) if isinstance(funcs, str) else funcs
+        return sum(v[3] for k, v in stats.items() if file_part in k[0] and k[2] in names)
 
-    parts = {"env step": per_step(m.get("env_step_timer", 0.0)),
-             "module forward": per_step(m.get("rlmodule_inference_timer", 0.0)),
-             "env-to-module connectors": per_step(
-                 m.get("env_to_module_connector", {}).get("connector_pipeline_timer", 0.0)),
-             "module-to-env connectors": per_step(
-                 m.get("module_to_env_connector", {}).get("connector_pipeline_timer", 0.0))}
-    parts["rest (episodes, metrics)"] = max(0.0, 1e6 * total / n - sum(parts.values()))
-    parts["total"] = 1e6 * total / n
-    return parts
+    total = cum("multi_agent_env_runner.py", "_sample")
+    times = {label: cum(f, fn) for label, (f, fn) in PARTS.items()}
+    times["vector env wrapper"] -= times["game (RLlibCardEnv.step)"]
+    times["rest (metrics, env runner loop)"] = total - sum(times.values())
+    out = {k: per_step * v / total for k, v in times.items()}
+    out["total"] = per_step
+    return out
 
 
 def env_alone(env_id: str, options: dict[str, Any], shaping: float) -> Any:
@@ -216,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                 loads[name].append(probe.other if probe.other is not None else float("nan"))
                 log(f"[{rep + 1}/{args.repeats}] {name}: {n / dt:,.0f} env steps/s "
                     f"(other load {loads[name][-1]:.2f} CPUs)")
-        parts = breakdown(local, 16 * E, E)
+        parts = breakdown(local, 16 * E)
     finally:
         for a in algos:
             a.stop()

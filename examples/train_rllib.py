@@ -10,7 +10,7 @@ cluster of ``ray start --head`` (``docs/distributed.md``). Writes under ``--out`
 ``runs/<game>_rllib``): ``final/`` and ``checkpoints/iter_<n>/`` (RLlib Algorithm
 checkpoints; ``rllib:<folder>`` is the arena agent), ``history.csv``/``.json`` (evaluations
 against random and the heuristic), ``learning_curve.png``, ``iterations.json`` (per training
-iteration: env steps, sampling and learner time, RLlib's timers) and ``config.json``. The
+iteration: env steps, wall time, learner-update time) and ``config.json``. The
 implementation is :func:`card_envs.rl.rllib_train.train_rllib`; the env and the masking
 module are in :mod:`card_envs.rl.rllib` and :mod:`card_envs.rl.rllib_module`.
 """

@@ -13,8 +13,8 @@ checkpoint just written is loaded back (as the ``rllib:`` arena agent loads it) 
 the arena's duplicate deals, all games advancing together on the batched engine
 (:func:`~card_envs.rl.evaluation.evaluate_batched`, one module forward per move). The final
 evaluation plays ``final_games``. Rows go to ``history.csv`` / ``history.json`` and
-``learning_curve.png``; every training iteration (env steps, sampling and learner time,
-throughput, RLlib's own timers) to ``iterations.json``.
+``learning_curve.png``; every training iteration (env steps, wall time, the learner updates'
+time and the rest: sampling, weight sync) to ``iterations.json``.
 
 **Budget.** ``minutes`` bounds the run (building the algorithm, training iterations and periodic
 evaluations; the final evaluation comes on top): an iteration is not started when one as long
@@ -74,7 +74,13 @@ class RLlibTrainResult:
 
     @property
     def env_steps_per_second(self) -> float:
-        """Env steps sampled per second of sampling (RLlib's ``env_runner_sampling_timer``)."""
+        """Env steps per second of training iterations (sampling and learning)."""
+        t = sum(it["seconds"] for it in self.iterations)
+        return self.env_steps / t if t > 0 else 0.0
+
+    @property
+    def sampling_steps_per_second(self) -> float:
+        """Env steps per second of the iterations' time outside the learner updates."""
         t = sum(it["sample_s"] for it in self.iterations)
         return self.env_steps / t if t > 0 else 0.0
 
@@ -85,9 +91,11 @@ class RLlibTrainResult:
                         f"{h['random_win_rate']:.3f} [{h['random_ci_low']:.3f}, "
                         f"{h['random_ci_high']:.3f}]  {h['heuristic_win_rate']:.3f} "
                         f"[{h['heuristic_ci_low']:.3f}, {h['heuristic_ci_high']:.3f}]")
+        learn = sum(it["learn_s"] for it in self.iterations)
         rows.append(f"{len(self.iterations)} iterations, {self.env_steps} env steps in "
-                    f"{self.seconds / 60:.1f} min; sampling {self.env_steps_per_second:.0f} "
-                    "env steps/s")
+                    f"{self.seconds / 60:.1f} min: {self.env_steps_per_second:.0f} env steps/s "
+                    f"of training ({self.sampling_steps_per_second:.0f}/s while sampling; "
+                    f"learner updates {learn:.0f} s)")
         return "\n".join(rows)
 
 
@@ -125,23 +133,34 @@ def _evaluate(path: Path, env_id: str, games: int, n: int, seed: int,
     return out
 
 
-def _iteration_row(r: dict[str, Any], seconds: float) -> dict[str, Any]:
-    er, timers = r.get("env_runners", {}), r.get("timers", {})
+def _time_learner(algo: Any) -> dict[str, float]:
+    """Accumulate the wall time of the algorithm's learner updates (RLlib's own timers are
+    smoothed over iterations, not per iteration)."""
+    clock = {"learn": 0.0}
+    group = algo.learner_group
+    update = group.update
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return update(*args, **kwargs)
+        finally:
+            clock["learn"] += time.perf_counter() - t0
+
+    group.update = timed
+    return clock
+
+
+def _iteration_row(r: dict[str, Any], seconds: float, learn: float) -> dict[str, Any]:
+    er = r.get("env_runners", {})
     row = {"iteration": int(r["training_iteration"]), "seconds": round(seconds, 3),
            "env_steps": int(er.get("num_env_steps_sampled", 0)),
-           "sample_s": float(timers.get("env_runner_sampling_timer", 0.0)),
-           "learn_s": float(timers.get("learner_update_timer", 0.0)),
-           "iteration_s": float(r.get("time_this_iter_s", 0.0)),
+           "sample_s": round(seconds - learn, 3),  # sampling, weight sync, bookkeeping
+           "learn_s": round(learn, 3),
            "episode_return_mean": float(er.get("episode_return_mean", float("nan"))),
            "main_win_rate": float(er.get("main_win_rate", float("nan"))),
            "masked_actions_checked": int(er.get("masked_actions_checked", 0)),
            "masked_action_violations": int(er.get("masked_action_violations", 0))}
-    for k in ("env_step_timer", "rlmodule_inference_timer", "env_reset_timer", "sample"):
-        if k in er:
-            row[f"runner_{k}"] = float(er[k])
-    for pipe in ("env_to_module_connector", "module_to_env_connector"):
-        if pipe in er:
-            row[f"runner_{pipe}"] = float(er[pipe].get("connector_pipeline_timer", 0.0))
     return row
 
 
@@ -190,6 +209,7 @@ def train_rllib(env_id: str, minutes: float = 5.0, num_env_runners: int = 2,
                   "model": cfg.rl_module_spec.rl_module_specs[MAIN].model_config}
         (out / "config.json").write_text(json.dumps(config, indent=1, default=str))
         algo = cfg.build_algo()
+        clock = _time_learner(algo)
         history: list[dict[str, Any]] = []
         iterations: list[dict[str, Any]] = []
         steps = 0
@@ -217,10 +237,10 @@ def train_rllib(env_id: str, minutes: float = 5.0, num_env_runners: int = 2,
             now = time.perf_counter() - t0
             if iterations and now + last > budget:  # at least one iteration
                 break
-            t1 = time.perf_counter()
+            t1, learn0 = time.perf_counter(), clock["learn"]
             r = algo.train()
             last = time.perf_counter() - t1
-            row = _iteration_row(r, last)
+            row = _iteration_row(r, last, clock["learn"] - learn0)
             steps += row["env_steps"]
             row["env_steps_total"] = steps
             iterations.append(row)

@@ -7,6 +7,7 @@ to the logged points in the AEC env."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -18,21 +19,56 @@ import pytest
 
 from agents.random_agent import RandomAgent
 from card_envs.arena import run_arena
+from card_envs.arena.ray_backend import RaySession, add_ray_arguments, ray_kwargs
 from card_envs.arena.runner import _replay_record
 from card_envs.core.registry import make_raw
 
 ROOT = Path(__file__).resolve().parents[2]
-ray = pytest.importorskip("ray", reason="the rllib extra (ray) is not installed")
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="the rllib extra (ray) is not installed")
 
-from card_envs.arena.ray_backend import RaySession, add_ray_arguments, ray_kwargs  # noqa: E402
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Any:
+    import ray
+
     ray.init(num_cpus=2, include_dashboard=False, address="local",
              _node_ip_address="127.0.0.1", log_to_driver=False)
     yield ray
     ray.shutdown()
+
+
+NO_RAY = r"""
+import sys
+sys.modules["ray"] = None  # `import ray` raises ImportError from here on
+from agents.registry import agent_names, make_agent
+from card_envs.arena import run_arena
+from card_envs.rl import rllib
+assert "rllib" in agent_names("slide_v0")
+for call in (lambda: make_agent("rllib:runs/x", "slide_v0"),
+             lambda: run_arena("slide", ["random", "random"], 2, backend="ray"),
+             lambda: rllib.RLlibCardEnv({"env_id": "slide_v0"}),
+             lambda: rllib.ppo_config("slide_v0")):
+    try:
+        call()
+    except ImportError as e:
+        assert "rllib" in str(e), e
+    else:
+        raise AssertionError("no ImportError")
+print("ok")
+"""
+
+
+def test_without_ray_the_errors_name_the_extra() -> None:
+    out = subprocess.run([sys.executable, "-c", NO_RAY], capture_output=True, text=True,
+                         env=_env(), cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == "ok"
 
 
 def _strip(d: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +79,7 @@ def _strip(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@needs_ray
 @pytest.mark.parametrize("env_id,agents,games,players", [
     ("slide_v0", ["heuristic", "random"], 10, 2),
     ("isflak_v0", ["random", "heuristic", "random"], 6, 2),     # 3 lineups
@@ -56,9 +93,10 @@ def test_ray_arena_equals_the_local_arena(cluster: Any, env_id: str, agents: lis
                        backend="ray")
     assert on_ray.untimed_log() == local.untimed_log()
     assert _strip(on_ray.to_json()) == _strip(local.to_json())
-    assert on_ray.workers >= 1 and ray.is_initialized()  # the session it found is kept
+    assert on_ray.workers >= 1 and cluster.is_initialized()  # the session it found is kept
 
 
+@needs_ray
 def test_replays_replay_to_the_logged_points(cluster: Any, tmp_path: Path) -> None:
     local_dir, ray_dir = tmp_path / "local", tmp_path / "ray"
     res = run_arena("slide", ["heuristic", "random", "random"], 4, num_players=2, seed=5,
@@ -104,6 +142,7 @@ def test_replay_record_is_the_game_so_far() -> None:
     assert (again.state_array == env.state_array).all()
 
 
+@needs_ray
 def test_ray_arena_starts_and_stops_its_own_ray(tmp_path: Path) -> None:
     """Without a connection, backend="ray" starts a local Ray for the run and shuts it
     down (in a fresh process, beside the module's cluster)."""
@@ -114,14 +153,13 @@ def test_ray_arena_starts_and_stops_its_own_ray(tmp_path: Path) -> None:
         "                backend='ray')\n"
         "ref = run_arena('slide', ['heuristic', 'random'], 4, seed=2, progress=False)\n"
         "print(json.dumps([res.untimed_log() == ref.untimed_log(), ray.is_initialized()]))\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         cwd=tmp_path, env=env, timeout=600)
+                         cwd=tmp_path, env=_env(), timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False]
 
 
+@needs_ray
 def test_ray_backend_errors_and_cli_helpers(cluster: Any) -> None:
     with pytest.raises(ValueError, match="agent instances"):
         run_arena("slide", [RandomAgent("slide_v0"), "random"], 2, progress=False,
@@ -140,11 +178,12 @@ def test_ray_backend_errors_and_cli_helpers(cluster: Any) -> None:
         ray_kwargs(ap.parse_args(["--address", "auto"]))
     with RaySession() as s:  # already connected: reused, left running
         assert s.cpus == 2 and not s.started
-    assert ray.is_initialized()
+    assert cluster.is_initialized()
     with pytest.raises(ValueError, match="unknown agent"):  # raised in the driver, early
         run_arena("slide", ["nosuchagent", "random"], 2, progress=False, backend="ray")
 
 
+@needs_ray
 def test_keep_builtin_print_undoes_rays_print_patch(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ray's progress bars replace ``builtins.print`` (numba cannot compile kernels that call
     a replaced print); the backend puts the original back and turns the patch off."""
