@@ -21,8 +21,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RaySession", "add_ray_arguments", "import_ray", "keep_builtin_print", "ray_kwargs",
-           "run_tasks"]
+__all__ = ["RaySession", "add_ray_arguments", "import_ray", "keep_builtin_print",
+           "local_runtime_env", "ray_kwargs", "run_tasks"]
 
 _REMOTE: dict[str, Any] = {}
 
@@ -50,6 +50,13 @@ def keep_builtin_print() -> None:
     original = getattr(tq, "_print", None)
     if original is not None and builtins.print is not original:
         builtins.print = original
+
+
+def local_runtime_env() -> dict[str, Any]:
+    """The runtime environment of a Ray started on this machine: its workers import what
+    this process imports (a checkout that is not installed, ``tests/``...)."""
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    return {"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}}
 
 
 def add_ray_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,9 +92,7 @@ class RaySession:
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if address is None:
-                # workers must import what this process imports (a checkout, tests/...)
-                paths = [p for p in sys.path if p and os.path.isdir(p)]
-                kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}}
+                kwargs["runtime_env"] = local_runtime_env()
             ray.init(address=address, **kwargs)
             self.started = True
         self.cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -104,7 +104,7 @@ def _ray_init(address: str | None, num_env_runners: int) -> bool:
     call started or joined it (then the caller shuts it down)."""
     import ray
 
-    from card_envs.arena.ray_backend import keep_builtin_print
+    from card_envs.arena.ray_backend import keep_builtin_print, local_runtime_env
 
     keep_builtin_print()
     if ray.is_initialized():
@@ -112,6 +112,7 @@ def _ray_init(address: str | None, num_env_runners: int) -> bool:
     kwargs: dict[str, Any] = {"include_dashboard": False}
     if address is None:  # local: enough CPUs for the runners, even on a small machine
         kwargs["num_cpus"] = max(os.cpu_count() or 1, num_env_runners)
+        kwargs["runtime_env"] = local_runtime_env()
     ray.init(address=address, **kwargs)
     return True
 

@@ -9,6 +9,9 @@ arena as ``rllib:<checkpoint>`` (equal to the batched evaluation). The long lear
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from card_envs.rl.rllib_callbacks import episode_masks  # noqa: E402
 from card_envs.rl.rllib_module import HUGE_NEG, MaskedActorCriticModule  # noqa: E402
 from card_envs.rl.rllib_train import module_policy, train_rllib  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"train_batch_size_per_learner": 256, "minibatch_size": 128, "num_epochs": 1}
 
 
@@ -334,21 +338,31 @@ def test_rllib_agent_errors(trained: dict[str, Any], tmp_path: Path) -> None:
         make_agent(f"rllib:{trained['path']}", "slide_v0", num_players=3)
 
 
-def test_train_rllib_writes_a_run(cluster: Any, tmp_path: Path) -> None:
+def test_train_rllib_example_starts_ray_and_writes_a_run(tmp_path: Path) -> None:
+    """``examples/train_rllib.py`` end to end in a fresh process: it starts (and stops) a
+    local Ray, trains, evaluates, and its final checkpoint is an arena agent."""
     out = tmp_path / "run"
-    res = train_rllib("slide", minutes=0.05, num_env_runners=1, out_dir=out, evals=1,
-                      eval_games=4, final_games=4, envs_per_runner=4, ppo=SMALL,
-                      progress=False)
-    assert len(res.iterations) >= 1 and res.env_steps >= SMALL["train_batch_size_per_learner"]
-    assert [h["iteration"] for h in res.history][0] == 0 and len(res.history) >= 2
+    cmd = [sys.executable, str(ROOT / "examples" / "train_rllib.py"), "--game", "slide",
+           "--minutes", "0.05", "--num-env-runners", "1", "--envs-per-runner", "4",
+           "--evals", "1", "--eval-games", "4", "--final-games", "4", "--out", str(out),
+           "--no-progress", *[f"-p{k}={v}" for k, v in SMALL.items()]]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"--agents rllib:{out.resolve() / 'final'},random" in run.stdout
     for f in ("history.csv", "history.json", "iterations.json", "config.json",
               "learning_curve.png"):
         assert (out / f).is_file(), f
+    history = json.loads((out / "history.json").read_text())
+    assert [h["iteration"] for h in history][0] == 0 and history[-1]["games"] == 4
+    its = json.loads((out / "iterations.json").read_text())
+    assert its and its[0]["env_steps"] >= SMALL["train_batch_size_per_learner"]
+    assert all(it["masked_action_violations"] == 0 for it in its)
     assert json.loads((out / "config.json").read_text())["env_id"] == "slide_v0"
-    assert res.final_path == out.resolve() / "final"
-    assert isinstance(make_agent(f"rllib:{res.final_path}", "slide_v0"), RLlibAgent)
-    assert ray.is_initialized()  # the cluster it found is left running
-    with pytest.raises(FileExistsError):
+    assert isinstance(make_agent(f"rllib:{out / 'final'}", "slide_v0"), RLlibAgent)
+    with pytest.raises(FileExistsError):  # a second run into the same folder is refused
         train_rllib("slide", minutes=0.05, out_dir=out)
 
 
