@@ -23,9 +23,11 @@ GENERIC: dict[str, str] = {
     "random": "agents.random_agent:RandomAgent",
 }
 
-# agents loaded from a trained model file, for any game ("ppo:path/to/model.zip")
+# agents loaded from a trained model file, for any game ("ppo:path/to/model.zip"), or from an
+# RLlib checkpoint ("rllib:path/to/checkpoint", the rllib extra: ray is imported only then)
 TRAINED: dict[str, str] = {
     "ppo": "agents.ppo:PPOAgent",
+    "rllib": "agents.rllib_agent:RLlibAgent",
 }
 
 SEARCH_DEFAULT = "agents.search:SearchAgent"  # games whose manifest names no search agent
@@ -70,7 +72,8 @@ def _literal(text: str) -> Any:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"mcts:ms=50,c=0.7"`` -> ``("mcts", {"ms": 50, "c": 0.7})``; a bare first value is
-    a path (``"ppo:run/model.zip"`` -> ``("ppo", {"path": "run/model.zip"})``); ``ValueError``
+    a path (``"ppo:run/model.zip"`` -> ``("ppo", {"path": "run/model.zip"})``, likewise
+    ``"rllib:runs/slide_rllib/final"``); ``ValueError``
     if a later parameter is not ``key=value``."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")

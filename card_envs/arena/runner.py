@@ -1,5 +1,6 @@
 """Playing arena runs: participants and lineups, duplicate deals with seat rotation, worker
-processes, :func:`run_arena` and :func:`rerun` (the rules are in :mod:`card_envs.arena`)."""
+processes or Ray tasks, replays, :func:`run_arena` and :func:`rerun` (the rules are in
+:mod:`card_envs.arena`)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent
-from card_envs.arena.results import ArenaResult
+from card_envs.arena.results import ArenaResult, _jsonable
 from card_envs.arena.stats import aggregate, finish_ranks
 from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
 
@@ -104,9 +106,10 @@ def _lineups(k: int, n: int) -> list[tuple[int, ...]]:
 # --------------------------------------------------------------------------------------------
 def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: int,
           lineup: int, members: Sequence[int], start: int, stop: int, games: int,
-          deal_seeds: Sequence[int], on_game: Callable[[], None] | None = None
-          ) -> list[dict[str, Any]]:
-    """Play games ``start..stop-1`` of lineup ``lineup``; return their log entries."""
+          deal_seeds: Sequence[int], on_game: Callable[[], None] | None = None,
+          record: bool = False) -> list[dict[str, Any]]:
+    """Play games ``start..stop-1`` of lineup ``lineup``; return their log entries (with
+    ``record``, each has its replay under ``"_replay"``: :func:`_replay_record`)."""
     possible = env.possible_agents
     index = {ag: s for s, ag in enumerate(possible)}
     out = []
@@ -131,6 +134,7 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
         last, step, clock = env.last, env.step, time.perf_counter
         moves = [0] * n
         think = [0.0] * n
+        actions: list[int] | None = [] if record else None
         while True:
             obs, _, term, trunc, _ = last()
             if term or trunc:
@@ -141,16 +145,55 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
             think[s] += clock() - t0
             moves[s] += 1
             step(a)
+            if actions is not None:
+                actions.append(int(a))
         points = [float(env.infos[ag]["points"]) for ag in possible]
         winners = [bool(env.infos[ag]["winner"]) for ag in possible]
+        seats = [labels[j] for j in by_seat]
         out.append({"game": lineup * games + g, "lineup": lineup, "deal": deal,
-                    "rotation": rot, "seats": [labels[j] for j in by_seat], "points": points,
+                    "rotation": rot, "seats": seats, "points": points,
                     "winners": winners, "ranks": finish_ranks(points, winners),
                     "digest": digest, "moves": moves,
                     "think_ms": [round(1000.0 * t, 3) for t in think]})
+        if actions is not None:
+            out[-1]["_replay"] = _replay_record(env, deal_seeds[deal], actions, seats,
+                                                points, winners)
         if on_game is not None:
             on_game()
     return out
+
+
+REPLAY_FORMAT, REPLAY_FORMAT_VERSION = "card-envs-replay", 1
+
+
+def _replay_record(env: Any, seed: int | None, actions: Sequence[int],
+                   players: Sequence[str] | None = None, points: Sequence[float] | None = None,
+                   winners: Sequence[bool] | None = None) -> dict[str, Any]:
+    """One game as a replay dict (format ``card-envs-replay`` v1: the reset ``seed`` and every
+    applied action in AEC order replay it exactly). A stand-in for ``env.replay()`` (same
+    format) until the env records its own games."""
+    out: dict[str, Any] = {
+        "format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION,
+        "env_id": env.game.env_id, "game_version": str(env.game.version),
+        "options": _jsonable(dict(env.game.options)), "seed": seed,
+        "start": None, "actions": [int(a) for a in actions]}
+    if players is not None:
+        out["players"] = list(players)
+    if points is not None and winners is not None:
+        out["result"] = {"points": [float(p) for p in points],
+                         "winners": [bool(w) for w in winners]}
+    return out
+
+
+def _write_replays(log: list[dict[str, Any]], env_id: str, folder: str | Path | None) -> None:
+    """Move every log entry's ``"_replay"`` into ``folder/<env_id>_game<NNNNNN>.json``."""
+    out = None if folder is None else Path(folder)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    for g in log:
+        rep = g.pop("_replay", None)
+        if out is not None and rep is not None:
+            (out / f"{env_id}_game{g['game']:06d}.json").write_text(json.dumps(rep))
 
 
 _WORKER_CACHE: dict[str, tuple[Any, list[Any], list[str]]] = {}
@@ -171,7 +214,8 @@ def _play_chunk(task: dict[str, Any]) -> list[dict[str, Any]]:
         _WORKER_CACHE[key] = (env, objs, labels)
     env, objs, labels = _WORKER_CACHE[key]
     return _play(env, objs, labels, task["n"], task["seed"], task["lineup"], task["members"],
-                 task["start"], task["stop"], task["games"], task["deal_seeds"])
+                 task["start"], task["stop"], task["games"], task["deal_seeds"],
+                 record=bool(task.get("record")))
 
 
 def _chunks(nlineups: int, games: int, n: int, workers: int) -> list[tuple[int, int, int]]:
@@ -187,12 +231,20 @@ def _chunks(nlineups: int, games: int, n: int, workers: int) -> list[tuple[int, 
 
 def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_players: int = 2,
               seed: int = 0, progress: bool = True, workers: int = 1,
-              **game_options: Any) -> ArenaResult:
+              backend: str = "local", address: str | None = None,
+              replays: str | Path | None = None, **game_options: Any) -> ArenaResult:
     """Play ``games`` games *per lineup* of ``env_id`` between the pool ``agents`` (specs or
     instances) over duplicate deals with seat rotation (:mod:`card_envs.arena`) and return the
     results. ``game_options`` go to the env and to the agents (e.g. ``start_player``,
     ``reward_mode``). ``workers > 1`` plays in that many spawned processes (specs only;
-    ``workers <= 0``: one per CPU core); results do not depend on ``workers``."""
+    ``workers <= 0``: one per CPU core); results do not depend on ``workers``.
+
+    ``backend="ray"`` plays the same chunks of deals as Ray tasks (specs only; the ``rllib``
+    extra), on the Ray instance this process is connected to, else on ``address``
+    (``"auto"``: the running cluster, ``ray start --head``), else on a local Ray started for
+    the run (:mod:`card_envs.arena.ray_backend`); results equal ``workers=1``'s.
+    ``replays``: a folder that gets each game's replay JSON (``<env_id>_game<NNNNNN>.json``,
+    format ``card-envs-replay``: the deal's reset seed and every action)."""
     import os
 
     from card_envs.core.progress import tqdm_class
@@ -212,11 +264,22 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
     objs, names, labels = _participants(env_id, agents, n, game_options)
     lineups = _lineups(len(objs), n)
     specs: list[str | None] = [a if isinstance(a, str) else None for a in agents]
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("address is the Ray cluster of backend='ray'")
     if workers <= 0:
         workers = os.cpu_count() or 1
-    if workers > 1 and any(s is None for s in specs):
+    if (workers > 1 or backend == "ray") and any(s is None for s in specs):
         raise ValueError("agent instances cannot be sent to worker processes; pass agent specs "
                          "(strings such as 'heuristic' or 'mcts:ms=50') or use workers=1")
+    record = replays is not None
+    ray_session = None
+    if backend == "ray":
+        from card_envs.arena.ray_backend import RaySession
+
+        ray_session = RaySession(address)  # connects, or starts a local Ray
+        workers = max(workers, ray_session.cpus)
     chunks = _chunks(len(lineups), games, n, workers)
     workers = min(workers, len(chunks))
     deal_seeds = [deal_seed(seed, b) for b in range(-(-games // n))]
@@ -225,16 +288,26 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
     bar = tqdm(total=total, disable=not progress, unit="game", desc=env_id, leave=False,
                file=sys.stderr)
     try:
-        if workers <= 1:
+        if ray_session is not None:
+            from card_envs.arena.ray_backend import run_tasks
+
+            tasks = _tasks(env_id, specs, n, game_options, seed, lineups, games, deal_seeds,
+                           chunks, record)
+            log = run_tasks(_play_chunk, tasks,
+                            on_done=lambda c: bar.update(chunks[c][2] - chunks[c][1]))
+        elif workers <= 1:
             log = []
             for lu, members in enumerate(lineups):
                 log += _play(env, objs, labels, n, seed, lu, members, 0, games, games,
-                             deal_seeds, on_game=lambda: bar.update(1))
+                             deal_seeds, on_game=lambda: bar.update(1), record=record)
         else:
-            log = _run_parallel(env_id, specs, n, game_options, seed, lineups, games,
-                                deal_seeds, chunks, workers, bar)
+            log = _run_parallel(_tasks(env_id, specs, n, game_options, seed, lineups, games,
+                                       deal_seeds, chunks, record), workers, bar, chunks)
     finally:
         bar.close()
+        if ray_session is not None:
+            ray_session.close()
+    _write_replays(log, env_id, replays)
     stats, matrix, ratings = aggregate(labels, names, n, log)
     elapsed = time.perf_counter() - t0
     return ArenaResult(env_id, n, games, seed, options, stats, deal_seeds, log, elapsed,
@@ -243,23 +316,27 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
                        ratings=ratings, workers=workers)
 
 
-def _run_parallel(env_id: str, specs: list[str | None], n: int, game_options: dict[str, Any],
-                  seed: int, lineups: list[tuple[int, ...]], games: int, deal_seeds: list[int],
-                  chunks: list[tuple[int, int, int]], workers: int, bar: Any
-                  ) -> list[dict[str, Any]]:
+def _tasks(env_id: str, specs: list[str | None], n: int, game_options: dict[str, Any],
+           seed: int, lineups: list[tuple[int, ...]], games: int, deal_seeds: list[int],
+           chunks: list[tuple[int, int, int]], record: bool) -> list[dict[str, Any]]:
+    """One :func:`_play_chunk` task per chunk (plain data: specs, seeds, game range)."""
+    extra = None if env_id in ENV_IDS else manifest(env_id)  # spawned workers know built-ins
+    return [{"env_id": env_id, "specs": list(specs), "n": n, "game_options": game_options,
+             "seed": seed, "lineup": lu, "members": list(lineups[lu]), "start": start,
+             "stop": stop, "games": games, "deal_seeds": deal_seeds, "manifest": extra,
+             "record": record} for lu, start, stop in chunks]
+
+
+def _run_parallel(tasks: list[dict[str, Any]], workers: int, bar: Any,
+                  chunks: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     parts: dict[int, list[dict[str, Any]]] = {}
     ctx = multiprocessing.get_context("spawn")  # numba and fork do not mix
-    extra = None if env_id in ENV_IDS else manifest(env_id)  # spawned workers know built-ins
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = {}
-        for c, (lu, start, stop) in enumerate(chunks):
-            task = {"env_id": env_id, "specs": list(specs), "n": n,
-                    "game_options": game_options, "seed": seed, "lineup": lu,
-                    "members": list(lineups[lu]), "start": start, "stop": stop,
-                    "games": games, "deal_seeds": deal_seeds, "manifest": extra}
+        for c, task in enumerate(tasks):
             futures[pool.submit(_play_chunk, task)] = c
         try:
             for fut in as_completed(futures):
@@ -273,9 +350,11 @@ def _run_parallel(env_id: str, specs: list[str | None], n: int, game_options: di
     return [g for c in range(len(chunks)) for g in parts[c]]
 
 
-def rerun(result: ArenaResult, workers: int = 1, progress: bool = False) -> ArenaResult:
+def rerun(result: ArenaResult, workers: int = 1, progress: bool = False,
+          backend: str = "local", address: str | None = None) -> ArenaResult:
     """Play the run recorded in ``result`` (or in its JSON, via
     :meth:`ArenaResult.from_json`) again: the same games (``untimed_log()`` equal: only the
     ``think_ms`` wall-clock times differ) unless the code, the versions or a time-budgeted
     agent (``mcts:ms=...``) changed."""
-    return run_arena(**result.run_args, workers=workers, progress=progress)
+    return run_arena(**result.run_args, workers=workers, progress=progress, backend=backend,
+                     address=address)
