@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
+from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
 from card_envs.core.draw import THEMES
 from card_envs.core.errors import CardEnvError
 from card_envs.core.registry import env_ids, resolve_env_id
@@ -95,7 +96,11 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--json", metavar="PATH", help="also write the full results as JSON")
     ap.add_argument("--plot", metavar="DIR",
                     help="write <env_id>_winrate.png and <env_id>_ratings.png to DIR")
+    ap.add_argument("--replays", metavar="DIR",
+                    help="write every game's replay (JSON: seed, options, actions) to DIR "
+                         "(`card-envs replay DIR/<file>.json -o game.html` to watch one)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_ray_arguments(ap)
 
 
 def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
@@ -125,7 +130,8 @@ def run_arena_command(args: argparse.Namespace) -> int:
                 warnings.simplefilter("always", UserWarning)
                 res = run_arena(env_id, names, args.games, num_players=args.players,
                                 seed=args.seed, progress=not args.no_progress,
-                                workers=args.workers, **options)
+                                workers=args.workers, replays=args.replays,
+                                **ray_kwargs(args), **options)
             for w in caught:
                 print(f"warning: {w.message}", file=sys.stderr, flush=True)
             print(res.table(), flush=True)

@@ -19,7 +19,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent
-from card_envs.arena.results import ArenaResult, _jsonable
+from card_envs.arena.results import ArenaResult
 from card_envs.arena.stats import aggregate, finish_ranks
 from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
 
@@ -109,7 +109,7 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
           deal_seeds: Sequence[int], on_game: Callable[[], None] | None = None,
           record: bool = False) -> list[dict[str, Any]]:
     """Play games ``start..stop-1`` of lineup ``lineup``; return their log entries (with
-    ``record``, each has its replay under ``"_replay"``: :func:`_replay_record`)."""
+    ``record``, each has its replay under ``"_replay"``: ``env.replay()``)."""
     possible = env.possible_agents
     index = {ag: s for s, ag in enumerate(possible)}
     out = []
@@ -134,7 +134,6 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
         last, step, clock = env.last, env.step, time.perf_counter
         moves = [0] * n
         think = [0.0] * n
-        actions: list[int] | None = [] if record else None
         while True:
             obs, _, term, trunc, _ = last()
             if term or trunc:
@@ -145,8 +144,6 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
             think[s] += clock() - t0
             moves[s] += 1
             step(a)
-            if actions is not None:
-                actions.append(int(a))
         points = [float(env.infos[ag]["points"]) for ag in possible]
         winners = [bool(env.infos[ag]["winner"]) for ag in possible]
         seats = [labels[j] for j in by_seat]
@@ -155,33 +152,10 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
                     "winners": winners, "ranks": finish_ranks(points, winners),
                     "digest": digest, "moves": moves,
                     "think_ms": [round(1000.0 * t, 3) for t in think]})
-        if actions is not None:
-            out[-1]["_replay"] = _replay_record(env, deal_seeds[deal], actions, seats,
-                                                points, winners)
+        if record:  # the env records its own game (card_envs.core.replay)
+            out[-1]["_replay"] = env.replay(players=seats)
         if on_game is not None:
             on_game()
-    return out
-
-
-REPLAY_FORMAT, REPLAY_FORMAT_VERSION = "card-envs-replay", 1
-
-
-def _replay_record(env: Any, seed: int | None, actions: Sequence[int],
-                   players: Sequence[str] | None = None, points: Sequence[float] | None = None,
-                   winners: Sequence[bool] | None = None) -> dict[str, Any]:
-    """One game as a replay dict (format ``card-envs-replay`` v1: the reset ``seed`` and every
-    applied action in AEC order replay it exactly). A stand-in for ``env.replay()`` (same
-    format) until the env records its own games."""
-    out: dict[str, Any] = {
-        "format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION,
-        "env_id": env.game.env_id, "game_version": str(env.game.version),
-        "options": _jsonable(dict(env.game.options)), "seed": seed,
-        "start": None, "actions": [int(a) for a in actions]}
-    if players is not None:
-        out["players"] = list(players)
-    if points is not None and winners is not None:
-        out["result"] = {"points": [float(p) for p in points],
-                         "winners": [bool(w) for w in winners]}
     return out
 
 

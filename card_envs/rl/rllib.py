@@ -54,6 +54,7 @@ from card_envs.core import kernels as K
 from card_envs.core.engine import Engine
 from card_envs.core.env import as_action
 from card_envs.core.errors import IllegalActionError, OptionError
+from card_envs.core.features import has_features
 from card_envs.core.manifest import load
 from card_envs.core.registry import manifest, resolve_env_id
 
@@ -278,10 +279,13 @@ def module_config(env_id: str, hiddens: Sequence[int] = (128, 128), one_hot_max:
                   game_features: bool = True, scorer_arch: Sequence[int] = (64,),
                   context_dim: int = 8, **options: Any) -> dict[str, Any]:
     """The model config of :class:`~card_envs.rl.rllib_module.MaskedActorCriticModule` for
-    ``env_id`` (with the game's action-aligned features when its manifest names some)."""
+    ``env_id`` (with the game's action-aligned features, ``card_envs/<game>/features.py``,
+    when it has some)."""
     env_id = resolve_env_id(env_id)
     eng = Engine(env_id, **options)
-    feats = manifest(env_id).train.features if game_features else None
+    feats = None
+    if game_features and has_features(eng.game):
+        feats = {"env_id": env_id, "options": {**options, "num_players": eng.num_players}}
     return {"hiddens": [int(h) for h in hiddens], "one_hot_max": int(one_hot_max),
             "game_features": feats, "num_players": eng.num_players,
             "scorer_arch": [int(h) for h in scorer_arch], "context_dim": int(context_dim)}

@@ -23,7 +23,6 @@ and training alike, so the PPO loss sees the same distribution the env runners s
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,8 +31,6 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
-
-from card_envs.core.manifest import load
 
 __all__ = ["HUGE_NEG", "MaskedActorCriticModule", "MaskedRandomModule", "ObsEncoder",
            "masked_logits"]
@@ -113,12 +110,12 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
         self.encoder = ObsEncoder(box.low, box.high, int(cfg.get("one_hot_max", 40)))
         self.game = None
         spec = cfg.get("game_features")
-        if spec:
-            try:
-                self.game = load(spec)(int(box.shape[0]), num_players=int(cfg["num_players"]),
-                                       num_actions=A)
-            except ValueError as e:  # a configuration the feature module does not support
-                warnings.warn(f"no game features ({spec}): {e}", stacklevel=2)
+        if spec:  # {"env_id", "options"}: the game's compiled features (card_envs.core.features)
+            from card_envs.core.features import Features
+            from card_envs.core.registry import env_class
+
+            game = env_class(spec["env_id"]).game_class(**(spec.get("options") or {}))
+            self.game = Features(game)
         in_dim = self.encoder.dim + (self.game.global_dim if self.game is not None else 0)
         hiddens = [int(h) for h in cfg.get("hiddens", (128, 128))]
         self.pi_net = _mlp([in_dim, *hiddens], torch.nn.Tanh)
@@ -144,8 +141,11 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
         base = self.encoder(x)
         if self.game is None:
             return base, None
-        glob, act = self.game(x)
-        return torch.cat([base, glob.to(base.dtype)], dim=1), act
+        rows = torch.from_numpy(self.game.compute(x.detach().cpu().numpy()))
+        _, glob, act = self.game.split(rows.numpy())
+        glob = torch.from_numpy(glob).to(base.device, base.dtype)
+        act = torch.from_numpy(act).to(base.device).transpose(1, 2)  # (B, A, F)
+        return torch.cat([base, glob], dim=1), act
 
     def _logits(self, base: torch.Tensor, act: torch.Tensor | None,
                 mask: torch.Tensor) -> torch.Tensor:

@@ -157,7 +157,7 @@ class GameSession:
         if not self.over:
             raise ApiError(409, "the replay is available when the game is over (it shows "
                                 "every hidden card)")
-        return make_replay(self.env, self.seed, self.actions, players=self.specs)
+        return make_replay(self.env, players=self.specs)
 
 
 def _int(body: dict, key: str, default: Any, lo: int | None = None) -> Any:

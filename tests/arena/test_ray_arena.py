@@ -20,7 +20,6 @@ import pytest
 from agents.random_agent import RandomAgent
 from card_envs.arena import run_arena
 from card_envs.arena.ray_backend import RaySession, add_ray_arguments, ray_kwargs
-from card_envs.arena.runner import _replay_record
 from card_envs.core.registry import make_raw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,7 +131,8 @@ def test_replay_record_is_the_game_so_far() -> None:
         a = env.legal_actions()[0]
         env.step(a)
         actions.append(a)
-    d = _replay_record(env, 8, actions)
+    d = env.replay()
+    assert d["seed"] == 8 and d["actions"] == actions
     assert json.loads(json.dumps(d)) == d  # JSON-safe
     assert "players" not in d and "result" not in d  # optional, absent here
     again = make_raw(d["env_id"], **d["options"])

@@ -105,13 +105,13 @@ def test_bad_replays_raise_precise_errors(tmp_path: Path) -> None:
         ([], StateDictError, "JSON object"),
         ({**rep, "format": "chess-pgn"}, StateDictError, "not a card-envs replay"),
         ({**rep, "format_version": 2}, StateDictError, "format_version"),
-        ({**rep, "env_id": "chess_v0"}, StateDictError, "not a registered game"),
+        ({**rep, "env_id": "chess_v0"}, StateDictError, "unknown env id 'chess_v0'"),
         ({**rep, "game_version": "9"}, StateDictError, "game version '9'"),
-        ({**rep, "options": {"colour": 1}}, StateDictError, "not options of"),
+        ({**rep, "options": {"colour": 1}}, StateDictError, "unknown option(s) ['colour']"),
         ({**rep, "options": {"num_players": 9}}, StateDictError, "num_players"),
         ({**rep, "seed": -3}, StateDictError, "seed"),
         ({**rep, "seed": None, "start": None}, StateDictError, "seed"),
-        ({**rep, "actions": [1, "2"]}, StateDictError, "list of integers"),
+        ({**rep, "actions": [1, "2"]}, StateDictError, "replay action 1 must be an int"),
         ({**rep, "players": "me"}, StateDictError, "players"),
         ({**rep, "actions": rep["actions"][:3] + [55] + rep["actions"][4:]},
          IllegalActionError, "replay action 3"),
@@ -127,7 +127,7 @@ def test_bad_replays_raise_precise_errors(tmp_path: Path) -> None:
         write_html(bad[-1][0], out)
     assert not out.exists()  # nothing written
     (tmp_path / "x.json").write_text("{oops")
-    with pytest.raises(StateDictError, match="not JSON"):
+    with pytest.raises(StateDictError, match="not a JSON replay"):
         load_replay(tmp_path / "x.json")
 
 
