@@ -721,7 +721,7 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     W = buf[ns + nc:ns + nc + nw].reshape((T + 3, NB_ROW))
     Nb = buf[ns + nc + nw:ns + nc + nw + T * (N_CALM + 1)].reshape((T, N_CALM + 1))
     mask = buf[buf.size - A:]
-    fbuf = np.zeros((T + 3 + 2) * L.MAX_PLAYERS + 2 * NF)
+    fbuf = np.zeros((T + 3) * L.MAX_PLAYERS + 2 * NF)  # P, then res and cand
     P = fbuf[:(T + 3) * L.MAX_PLAYERS].reshape((T + 3, L.MAX_PLAYERS))
     res, cand = fbuf[fbuf.size - 2 * NF:fbuf.size - NF], fbuf[fbuf.size - NF:]
     _scratch(obs, cfg, st, scfg)

@@ -36,12 +36,14 @@ from card_envs.if_it_fits.layout import (
     S_TOY,
 )
 from card_envs.if_it_fits.manifest import MANIFEST
+from card_envs.if_it_fits.moves import sleep_cell_ok, toy_slot_ok
 from card_envs.if_it_fits.scoring import boxes
 
 CASES = MANIFEST.test_cases
 IDS = ("basic", "advanced3", "small5")
 NAMES = FX.ACTION_FEATURES
 COL = {name: k for k, name in enumerate(NAMES)}
+COL_TO_ACT = FX.GLOBAL_FEATURES.index("to_act")
 # one thing happens: stepped and compared with the engine
 DIRECT = ("rotation", "start_rotation", "toy_cell", "cat", "toy_slot", "princess", "sleep_dir")
 # the details come in the next step: one of the follow-ups is reported
@@ -207,8 +209,6 @@ def test_legal_is_the_action_mask(case: int) -> None:
         assert not act2.any() and not np.isnan(glob2).any() and glob2[COL_TO_ACT] == 0
 
 
-COL_TO_ACT = FX.GLOBAL_FEATURES.index("to_act")
-
 
 def test_random_play_reaches_every_phase() -> None:
     """The positions the tests use cover every phase with a choice, across the cases."""
@@ -278,8 +278,7 @@ def test_discard_pass_and_skip() -> None:
 
 @pytest.mark.parametrize("case", range(len(CASES)), ids=IDS)
 def test_globals_match_the_engine(case: int) -> None:
-    from card_envs.if_it_fits.moves import sleep_cell_ok, toy_slot_ok
-
+    """The global features against the engine's scores, boxes and move queries."""
     glob_names = {name: k for k, name in enumerate(FX.GLOBAL_FEATURES)}
     for env in cached(case)[::10]:
         g, st = env.game, env.state_array
