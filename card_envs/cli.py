@@ -81,7 +81,8 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--game", default="slide",
                     help="game name or env id (slide, slide_v0), or 'all' registered games")
     ap.add_argument("--agents", default="random,heuristic",
-                    help="comma-separated agent pool (random, heuristic, mcts:ms=50+c=0.7); "
+                    help="comma-separated agent pool (random, heuristic, mcts:ms=50+c=0.7, "
+                         "ppo: the pretrained baseline, ppo:model.zip, rllib:checkpoint); "
                          "spec parameters joined by + or ;")
     ap.add_argument("--games", type=int, default=200,
                     help="games per lineup (default 200); a pool larger than the table plays "

@@ -45,6 +45,8 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from card_envs.rl.nets import mlp, one_hot_layout
+
 __all__ = ["ActionFeaturePolicy", "FastTanh", "MaskedPolicy", "ObsFeatures", "game_features",
            "masked_log_softmax"]
 
@@ -175,14 +177,8 @@ class ObsFeatures(BaseFeaturesExtractor):
             raise ValueError(f"observation space {observation_space.shape} does not hold "
                              f"{fx} ({fx.width} values)")
         low = np.asarray(observation_space.low[:raw], np.int64).ravel()
-        high = np.asarray(observation_space.high[:raw], np.int64).ravel()
-        width = high - low + 1
-        limit = one_hot_max
-        while limit >= 3 and width[(width >= 3) & (width <= limit)].sum() > one_hot_budget:
-            limit -= 1
-        cols = np.flatnonzero((width >= 3) & (width <= limit))
-        offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
-        n_hot = int(offsets[-1])
+        cols, offsets, width, n_hot = one_hot_layout(low, observation_space.high[:raw],
+                                                     one_hot_max, one_hot_budget)
         base = embed_dim or low.size + n_hot
         extra = 0 if fx is None else fx.global_dim
         action_shape = None if fx is None else (fx.num_actions, fx.action_dim)
@@ -195,7 +191,7 @@ class ObsFeatures(BaseFeaturesExtractor):
         self.register_buffer("cols", torch.as_tensor(cols), persistent=False)
         self.register_buffer("low", torch.as_tensor(low[cols]), persistent=False)
         self.register_buffer("width", torch.as_tensor(width[cols]), persistent=False)
-        self.register_buffer("offsets", torch.as_tensor(offsets[:-1]), persistent=False)
+        self.register_buffer("offsets", torch.as_tensor(offsets), persistent=False)
         self.n_hot = n_hot
         self.embed_dim = embed_dim
         if embed_dim:
@@ -253,15 +249,6 @@ def game_features(spec: dict[str, Any]) -> Any:
 # ------------------------------------------------------------------------------------------
 # policy with an action-aligned head
 # ------------------------------------------------------------------------------------------
-def _mlp(sizes: Sequence[int], act: type[torch.nn.Module]) -> torch.nn.Sequential:
-    layers: list[torch.nn.Module] = []
-    for i in range(len(sizes) - 1):
-        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            layers.append(act())
-    return torch.nn.Sequential(*layers)
-
-
 class _ActionMlpExtractor(torch.nn.Module):
     """SB3's policy/value MLPs on the global features, plus a per-action score: a net shared by
     all actions on ``[per-action features, context]`` (``context``: ``tanh`` of a linear map of
@@ -281,7 +268,7 @@ class _ActionMlpExtractor(torch.nn.Module):
         self.mlp = MlpExtractor(global_dim, net_arch=net_arch, activation_fn=activation_fn)
         self.hidden_pi = self.mlp.latent_dim_pi
         self.context = torch.nn.Linear(self.hidden_pi, context_dim) if context_dim else None
-        self.scorer = _mlp([self.action_dim + context_dim, *scorer_arch, 1], torch.nn.ReLU)
+        self.scorer = mlp([self.action_dim + context_dim, *scorer_arch, 1], torch.nn.ReLU)
         self.latent_dim_pi = self.hidden_pi + self.num_actions
         self.latent_dim_vf = self.mlp.latent_dim_vf
 

@@ -23,7 +23,6 @@ and training alike, so the PPO loss sees the same distribution the env runners s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,8 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
+
+from card_envs.rl.nets import mlp, one_hot_layout
 
 __all__ = ["HUGE_NEG", "MaskedActorCriticModule", "MaskedRandomModule", "ObsEncoder",
            "masked_logits"]
@@ -52,15 +53,6 @@ def _split(batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
     return obs["observation"].float(), obs["action_mask"]
 
 
-def _mlp(sizes: Sequence[int], act: type[torch.nn.Module]) -> torch.nn.Sequential:
-    layers: list[torch.nn.Module] = []
-    for i in range(len(sizes) - 1):
-        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
-        if i < len(sizes) - 2:
-            layers.append(act())
-    return torch.nn.Sequential(*layers)
-
-
 class ObsEncoder(torch.nn.Module):
     """``[symlog(x), one_hot(x)]`` of an integer observation with declared bounds ``low`` /
     ``high``: one-hot of the entries with 3 to ``one_hot_max`` values (the limit lowered
@@ -70,19 +62,12 @@ class ObsEncoder(torch.nn.Module):
                  budget: int = 1024) -> None:
         super().__init__()
         low = np.asarray(low, np.int64).ravel()
-        high = np.asarray(high, np.int64).ravel()
-        width = high - low + 1
-        limit = one_hot_max
-        while limit >= 3 and width[(width >= 3) & (width <= limit)].sum() > budget:
-            limit -= 1
-        cols = np.flatnonzero((width >= 3) & (width <= limit))
-        offsets = np.concatenate([[0], np.cumsum(width[cols])]).astype(np.int64)
-        self.n_hot = int(offsets[-1])
+        cols, offsets, width, self.n_hot = one_hot_layout(low, high, one_hot_max, budget)
         self.dim = low.size + self.n_hot
         self.register_buffer("cols", torch.as_tensor(cols), persistent=False)
         self.register_buffer("low", torch.as_tensor(low[cols]), persistent=False)
         self.register_buffer("width", torch.as_tensor(width[cols]), persistent=False)
-        self.register_buffer("offsets", torch.as_tensor(offsets[:-1]), persistent=False)
+        self.register_buffer("offsets", torch.as_tensor(offsets), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         feats = torch.sign(x) * torch.log1p(torch.abs(x))
@@ -118,8 +103,8 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
             self.game = Features(game)
         in_dim = self.encoder.dim + (self.game.global_dim if self.game is not None else 0)
         hiddens = [int(h) for h in cfg.get("hiddens", (128, 128))]
-        self.pi_net = _mlp([in_dim, *hiddens], torch.nn.Tanh)
-        self.vf_net = _mlp([in_dim, *hiddens], torch.nn.Tanh)
+        self.pi_net = mlp([in_dim, *hiddens], torch.nn.Tanh)
+        self.vf_net = mlp([in_dim, *hiddens], torch.nn.Tanh)
         self.pi_act = torch.nn.Tanh()
         self.vf_act = torch.nn.Tanh()
         self.pi_out = torch.nn.Linear(hiddens[-1], A)
@@ -130,7 +115,7 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
         if self.game is not None:
             ctx = int(cfg.get("context_dim", 8))
             self.context = torch.nn.Linear(hiddens[-1], ctx) if ctx else None
-            self.scorer = _mlp([self.game.action_dim + ctx,
+            self.scorer = mlp([self.game.action_dim + ctx,
                                 *[int(h) for h in cfg.get("scorer_arch", (64,))], 1],
                                torch.nn.ReLU)
             torch.nn.init.orthogonal_(self.scorer[-1].weight, gain=0.01)
