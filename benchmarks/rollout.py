@@ -110,19 +110,22 @@ class FeatureObs:
 
 
 def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
-          options: dict[str, Any], net: str = "train", policy: str = "masked"
-          ) -> tuple[Any, Any]:
+          options: dict[str, Any], net: str = "train", policy: str = "masked",
+          copy_free: bool = True) -> tuple[Any, Any]:
     """(model ready to collect, moves counter); ``net``: "train" (exactly the network
     :func:`card_envs.rl.train` builds for this game: ``policy_spec``, with the game's
     action-aligned features if it has some) or "sb3" (MlpPolicy's default 64x64 on the raw
     observation); ``policy``: "masked" (:class:`card_envs.rl.policy.MaskedPolicy` and its
     subclasses, what training uses) or "sb3" (sb3-contrib's ``MaskableActorCriticPolicy``;
-    not for a network with an action-aligned head)."""
+    not for a network with an action-aligned head); ``copy_free``: the rollout buffer the
+    trainer uses (:class:`card_envs.rl.buffers.ZeroCopyRolloutBuffer`, the BatchedVecEnv
+    writes into it) or SB3's own (``--copy-buffer``)."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from card_envs.core.registry import env_class
+    from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link
     from card_envs.rl.policy import MaskedPolicy
     from card_envs.rl.sb3 import BatchedVecEnv
     from card_envs.rl.trainer import policy_spec
@@ -153,7 +156,10 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
             venv = FeatureObs(venv, env_class(env_id).game_class(**options))
         moves = lambda: sum(e.moves for e in envs) - model.num_timesteps  # noqa: E731
     model = MaskablePPO(cls, venv, n_steps=n_steps, batch_size=n_steps * B, seed=seed,
-                        device="cpu", policy_kwargs=kwargs)
+                        device="cpu", policy_kwargs=kwargs,
+                        rollout_buffer_class=ZeroCopyRolloutBuffer if copy_free else None)
+    if copy_free:
+        link(model)  # as card_envs.rl.train does
     model._setup_learn(total_timesteps=10**12)
     return model, moves
 
@@ -279,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--numba-threads", type=int, default=None, help="numba.set_num_threads "
                    "(default: numba's, all cores; use 1 when another process is busy: a "
                    "parallel step waits for its slowest thread)")
+    p.add_argument("--copy-buffer", action="store_true",
+                   help="SB3's rollout buffer (copies each observation twice) instead of the "
+                        "trainer's ZeroCopyRolloutBuffer")
     p.add_argument("--quick", action="store_true", help="smoke run: 0.2 s, 1 repeat")
     p.add_argument("--strict", action="store_true",
                    help="exit status 1 if a collect_rollouts ratio is below the target")
@@ -315,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         for B in sizes:
             for net, pol in [(n, q) for n in nets for q in policies]:
                 try:
-                    built = {v: build(v, env_id, B, args.n_steps, 0, opts, net, pol)
+                    built = {v: build(v, env_id, B, args.n_steps, 0, opts, net, pol,
+                                           not args.copy_buffer)
                              for v in (V_BATCHED, V_DUMMY)}
                 except ValueError as e:
                     log(f"  skipped: {e}")

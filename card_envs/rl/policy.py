@@ -136,6 +136,18 @@ class MaskedPolicy(MaskableActorCriticPolicy):
         return super().predict(self.prepare(observation), state, episode_start,
                                deterministic, action_masks)
 
+    def act(self, observation: np.ndarray, action_masks: np.ndarray | None = None,
+            deterministic: bool = False) -> np.ndarray:
+        """Actions for a batch of raw observations (``(B, L)`` or ``(L,)``): ``predict``
+        without its per-call checks and mode switches (these networks have no dropout or
+        batch norm), for self-play opponents that are called many times per step."""
+        x = self.prepare(np.asarray(observation))
+        single = x.ndim == 1
+        with torch.no_grad():
+            t = torch.as_tensor(x[None] if single else x, device=self.device).float()
+            a = self._predict(t, deterministic, action_masks).cpu().numpy()
+        return a[0] if single else a
+
     def _predict(self, observation: torch.Tensor, deterministic: bool = False,
                  action_masks: np.ndarray | None = None) -> torch.Tensor:
         features = super(MaskableActorCriticPolicy, self).extract_features(

@@ -67,6 +67,9 @@ class PolicyOpponent:
         self.deterministic = deterministic
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        act = getattr(self.policy, "act", None)  # MaskedPolicy's lean batched path
+        if act is not None:
+            return np.asarray(act(obs, masks.astype(bool), self.deterministic), np.int64)
         actions, _ = self.policy.predict(obs, action_masks=masks.astype(bool),
                                          deterministic=self.deterministic)
         return np.asarray(actions, np.int64)
@@ -143,6 +146,9 @@ class BatchedVecEnv(VecEnv):
         self.render_mode = None
         super().__init__(B, space, gymnasium.spaces.Discrete(game.num_actions))
         self.opponent_steps = 0  # opponent moves played (for throughput reports)
+        # with features: where step() writes the next observations (None: the env's own
+        # buffers); set by card_envs.rl.buffers.link to the rollout buffer's next rows
+        self.obs_target: Callable[[], np.ndarray | None] | None = None
 
     @staticmethod
     def _as_member(m: Any, env_id: str, seed: int, options: dict[str, Any]) -> Any:
@@ -259,15 +265,19 @@ class BatchedVecEnv(VecEnv):
         self._ret += rewards
         self._ret[done] = 0.0
         self._len[done] = 0
-        return self._observations(), rewards.astype(np.float32), done, infos
+        return self._observations(step=True), rewards.astype(np.float32), done, infos
 
-    def _observations(self) -> np.ndarray:
+    def _observations(self, step: bool = False) -> np.ndarray:
         """The learner's observations (with their features, computed in one compiled pass
-        over the batch, when ``features``)."""
+        over the batch, when ``features``); a step's go where :attr:`obs_target` says (the
+        rollout buffer's next rows), a reset's never (the buffer still needs its row)."""
         if self.features is None:
             return self.vec.observations.copy()
-        self._buf_k ^= 1
-        return self.features.compute(self.vec.observations, out=self._bufs[self._buf_k],
+        out = None if self.obs_target is None or not step else self.obs_target()
+        if out is None or out.shape != self._bufs[0].shape or out.dtype != np.float32:
+            self._buf_k ^= 1
+            out = self._bufs[self._buf_k]
+        return self.features.compute(self.vec.observations, out=out,
                                      threads=self.vec.num_threads)
 
     def action_masks(self) -> np.ndarray:

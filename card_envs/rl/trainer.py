@@ -81,6 +81,7 @@ except ImportError as e:  # pragma: no cover - depends on the install
 from card_envs.core.features import has_features
 from card_envs.core.manifest import TrainSpec
 from card_envs.core.registry import env_class, manifest, resolve_env_id
+from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link
 from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history
 from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
 from card_envs.rl.sb3 import BatchedVecEnv
@@ -449,8 +450,9 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
         batch_size=cfg["batch_size"], n_epochs=cfg["n_epochs"], gamma=cfg["gamma"],
         gae_lambda=cfg["gae_lambda"], clip_range=cfg["clip_range"], ent_coef=cfg["ent_coef"],
         vf_coef=cfg["vf_coef"], max_grad_norm=cfg["max_grad_norm"],
-        policy_kwargs=pkw,
+        policy_kwargs=pkw, rollout_buffer_class=ZeroCopyRolloutBuffer,
         tensorboard_log=str(out / "tb"), seed=seed, device=device, verbose=verbose)
+    link(model)  # the VecEnv writes observations straight into the rollout buffer
 
     budget_s = None if minutes is None else 60.0 * minutes
     eval_every_s = None
