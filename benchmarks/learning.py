@@ -145,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", default="all", help="comma-separated games, or all")
     p.add_argument("--modes", default="features,obs", help="features and/or obs")
+    p.add_argument("--runs", default=None, help="comma-separated game:mode pairs to run "
+                   "instead of every game in every mode (e.g. slide:obs,isflak:features)")
     p.add_argument("--minutes", type=float, default=15.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--parallel", type=int, default=2, help="runs at a time")
@@ -163,6 +165,14 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"unknown mode {m!r}; known: {list(MODES)}")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     jobs = [(g, m) for g in games for m in modes]
+    if args.runs:
+        jobs = []
+        for item in args.runs.split(","):
+            g, _, m = item.strip().partition(":")
+            if m not in MODES:
+                p.error(f"--runs {item!r}: mode must be one of {list(MODES)}")
+            jobs.append((resolve_env_id(g), m))
+        games = list(dict.fromkeys(g for g, _ in jobs))
     started = _dt.datetime.now(_dt.UTC)
     print(f"{len(jobs)} runs of {args.minutes:g} min, {args.parallel} at a time: about "
           f"{args.minutes * -(-len(jobs) // args.parallel) + 2 * len(jobs) // args.parallel:.0f}"
