@@ -330,8 +330,11 @@ def main(argv: list[str] | None = None) -> int:
                 except ValueError as e:
                     log(f"  skipped: {e}")
                     continue
-                for model, _ in built.values():  # warm-up (compilation, caches)
-                    collect(model, 2)
+                # warm-up: compilation, caches, the rollout buffer's pages and the numba
+                # thread tuner's trials (it settles within a few hundred steps)
+                for model, _ in built.values():
+                    for _ in range(2 if args.quick else 6):
+                        collect(model, args.n_steps)
                 for loop in loops:
                     if (net == "sb3" or pol == "sb3") and loop == "env":
                         continue  # no policy in that loop: same as with net "train"

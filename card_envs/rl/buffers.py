@@ -45,6 +45,7 @@ class ZeroCopyRolloutBuffer(MaskableRolloutBuffer):
         store = getattr(self, "_obs_store", None)
         if store is None or store.shape != self.observations.shape:
             store = self._obs_store = self.observations
+            store.fill(0.0)  # touch every page now, once, in one thread
         self.observations = store
         self.skipped_copies = 0  # observations found already in place (tests, reports)
 

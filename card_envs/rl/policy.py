@@ -224,7 +224,19 @@ class ObsFeatures(BaseFeaturesExtractor):
         x = observations.flatten(1)
         if self.features is None:
             return self._base(x)
-        return torch.cat([self._base(x[:, :self.raw_size]), x[:, self.raw_size:]], dim=1)
+        return self._base(x[:, :self.raw_size], x[:, self.raw_size:])
+
+    def split(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``(global features, per-action block)``: ``forward``'s output in two parts, the
+        per-action block (``(B, F, A)``) a view of the observations, never copied (it is
+        most of a row: Isflak 3,859 of 4,331 values); ``None`` without features."""
+        x = observations.flatten(1)
+        if self.action_shape is None:
+            return self.forward(x), None
+        g = self.raw_size + self.features.global_dim
+        A, F = self.action_shape
+        return self._base(x[:, :self.raw_size], x[:, self.raw_size:g]), \
+            x[:, g:].reshape(-1, F, A)
 
     def prepare(self, obs: np.ndarray) -> np.ndarray:
         """Raw observations (``(L,)`` or ``(B, L)``) as this extractor's input: with their
@@ -235,18 +247,25 @@ class ObsFeatures(BaseFeaturesExtractor):
             return a
         return self.features.compute(a)
 
-    def _base(self, x: torch.Tensor) -> torch.Tensor:
-        feats = torch.sign(x) * torch.log1p(torch.abs(x))
+    def _base(self, x: torch.Tensor, tail: torch.Tensor | None = None) -> torch.Tensor:
+        """``[symlog(x), one_hot(x), tail]`` (or the embedding), written into one tensor."""
         if self.embed_dim:
-            out = self.dense(feats)
+            out = self.dense(torch.log1p(x.abs()).copysign_(x))
             if self.n_hot:
                 out = out + self.embed(self._hot_index(x))
-            return torch.tanh(out)
-        if not self.n_hot:
-            return feats
-        hot = torch.zeros(x.shape[0], self.n_hot + 1, dtype=x.dtype, device=x.device)
-        hot.scatter_(1, self._hot_index(x), 1.0)
-        return torch.cat([feats, hot[:, :self.n_hot]], dim=1)
+            out = torch.tanh(out)
+            return out if tail is None else torch.cat([out, tail], dim=1)
+        n, k = x.shape
+        extra = 0 if tail is None else tail.shape[1]
+        out = torch.empty(n, k + self.n_hot + extra, dtype=x.dtype, device=x.device)
+        torch.log1p(x.abs(), out=out[:, :k]).copysign_(x)  # symlog(x) = sign(x) log(1 + |x|)
+        if self.n_hot:
+            hot = torch.zeros(n, self.n_hot + 1, dtype=x.dtype, device=x.device)
+            hot.scatter_(1, self._hot_index(x), 1.0)
+            out[:, k:k + self.n_hot] = hot[:, :self.n_hot]
+        if extra:
+            out[:, k + self.n_hot:] = tail
+        return out
 
 
 def game_features(spec: dict[str, Any]) -> Any:
@@ -285,8 +304,13 @@ class _ActionMlpExtractor(torch.nn.Module):
         self.latent_dim_vf = self.mlp.latent_dim_vf
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        h = self.mlp.forward_actor(features[:, :self.global_dim])
         a = features[:, self.global_dim:].reshape(-1, self.action_dim, self.num_actions)
+        return self.actor(features[:, :self.global_dim], a)
+
+    def actor(self, g: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        """``latent_pi`` from the global features ``g`` and the per-action block ``a``
+        (``(B, F, A)``, :meth:`ObsFeatures.split`)."""
+        h = self.mlp.forward_actor(g)
         # score only the actions whose first feature (the game's "legal" flag, a superset of
         # the action mask) is set: illegal actions are masked anyway
         bi, ai = (a[:, 0] > 0).nonzero(as_tuple=True)
@@ -356,6 +380,21 @@ class ActionFeaturePolicy(MaskedPolicy):
         self.init_weights(ext.scorer[-1], gain=0.01)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
                                               **self.optimizer_kwargs)
+
+    def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if not self._aligned() or not self.share_features_extractor:
+            return super()._latents(obs)
+        g, a = self.features_extractor.split(obs)  # the per-action block is not copied
+        return self.mlp_extractor.actor(g, a), self.mlp_extractor.mlp.forward_critic(g)
+
+    def _predict(self, observation: torch.Tensor, deterministic: bool = False,
+                 action_masks: np.ndarray | None = None) -> torch.Tensor:
+        if not self._aligned():
+            return super()._predict(observation, deterministic, action_masks)
+        g, a = self.pi_features_extractor.split(observation.float())
+        latent_pi = self.mlp_extractor.actor(g, a)
+        return _sample(masked_log_softmax(self.action_net(latent_pi), action_masks),
+                       deterministic)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
