@@ -80,6 +80,51 @@ def _sample(logp: torch.Tensor, deterministic: bool) -> torch.Tensor:
     return (logp - g).argmax(dim=-1)
 
 
+#: masks with at most this share of legal entries use the sparse path (:class:`_LegalLogits`)
+SPARSE_DENSITY = 0.125
+
+
+class _LegalLogits:
+    """The masked categorical distribution over the legal entries ``(bi, ai)`` only:
+    log-probabilities by a per-row log-sum-exp, Gumbel-max sampling and the entropy over
+    those entries instead of over all ``A`` actions. The same distribution as
+    ``log_softmax(where(mask, logits, -1e8))`` (an illegal action's probability is 0 either
+    way) at a fraction of the cost when few actions are legal (Op Glad IJs: ~22 of 703)."""
+
+    def __init__(self, logits: torch.Tensor, bi: torch.Tensor, ai: torch.Tensor) -> None:
+        self.logits, self.bi, self.ai = logits, bi, ai
+        B = logits.shape[0]
+        legal = logits[bi, ai]
+        peak = torch.full((B,), -torch.inf, dtype=logits.dtype, device=logits.device)
+        peak = peak.scatter_reduce(0, bi, legal.detach(), "amax")
+        total = torch.zeros(B, dtype=logits.dtype, device=logits.device)
+        total = total.index_add(0, bi, torch.exp(legal - peak[bi]))
+        self.lse = torch.log(total) + peak           # per row
+        self.logp = legal - self.lse[bi]             # per legal entry
+
+    def sample(self, deterministic: bool) -> torch.Tensor:
+        """One action per row: the most likely (``deterministic``) or a draw (Gumbel-max)."""
+        key = self.logp.detach()
+        if not deterministic:
+            key = key - torch.rand_like(key).clamp_(min=1e-20).log_().neg_().log_()
+        B = self.logits.shape[0]
+        best = torch.full((B,), -torch.inf, dtype=key.dtype, device=key.device)
+        best = best.scatter_reduce(0, self.bi, key, "amax")
+        win = key == best[self.bi]
+        actions = torch.zeros(B, dtype=torch.long, device=key.device)
+        return actions.index_put_((self.bi[win],), self.ai[win])
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities of one (legal) action per row."""
+        return self.logits.gather(1, actions.reshape(-1, 1)).squeeze(1) - self.lse
+
+    def entropy(self) -> torch.Tensor:
+        """``-sum p log p`` over each row's legal actions."""
+        p_log_p = torch.exp(self.logp) * self.logp
+        out = torch.zeros(self.logits.shape[0], dtype=p_log_p.dtype, device=p_log_p.device)
+        return -out.index_add(0, self.bi, p_log_p)
+
+
 class MaskedPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` with the masked distribution computed in one pass (module
     docstring). Same constructor, networks, saving and loading."""
@@ -106,6 +151,10 @@ class MaskedPolicy(MaskableActorCriticPolicy):
         """(actions, values, log-probabilities of the actions)."""
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
+        legal = self._legal(latent_pi, action_masks)
+        if legal is not None:
+            actions = legal.sample(deterministic)
+            return actions, values, legal.log_prob(actions)
         logp = masked_log_softmax(self.action_net(latent_pi), action_masks)
         actions = _sample(logp, deterministic)
         return actions, values, logp.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
@@ -115,6 +164,10 @@ class MaskedPolicy(MaskableActorCriticPolicy):
                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(values, log-probabilities of ``actions``, entropies) for the PPO loss."""
         latent_pi, latent_vf = self._latents(obs)
+        legal = self._legal(latent_pi, action_masks)
+        if legal is not None:
+            return self.value_net(latent_vf), legal.log_prob(actions.long().reshape(-1)), \
+                legal.entropy()
         logp = masked_log_softmax(self.action_net(latent_pi), action_masks)
         log_prob = logp.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
         p_log_p = logp.exp() * logp
@@ -122,6 +175,21 @@ class MaskedPolicy(MaskableActorCriticPolicy):
             m = torch.as_tensor(action_masks, dtype=torch.bool, device=logp.device)
             p_log_p = torch.where(m.reshape(logp.shape), p_log_p, 0.0)
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
+
+    def _legal(self, latent_pi: torch.Tensor, masks: Any) -> _LegalLogits | None:
+        """The distribution over the legal actions only (:class:`_LegalLogits`), when the
+        mask leaves few of them (density below ``SPARSE_DENSITY``) and every row has one;
+        else None (the dense path)."""
+        if masks is None:
+            return None
+        m = torch.as_tensor(masks, device=latent_pi.device).reshape(latent_pi.shape[0], -1)
+        m = m if m.dtype == torch.bool else m > 0.5
+        bi, ai = m.nonzero(as_tuple=True)
+        if bi.numel() > SPARSE_DENSITY * m.numel() or bi.numel() == 0:
+            return None
+        if bool((torch.bincount(bi, minlength=m.shape[0]) == 0).any()):
+            return None  # a row without a legal action: the dense path's convention
+        return _LegalLogits(self.action_net(latent_pi), bi, ai)
 
     def prepare(self, observation: Any) -> Any:
         """Raw observations as the policy's input (their features computed when the
@@ -152,7 +220,14 @@ class MaskedPolicy(MaskableActorCriticPolicy):
                  action_masks: np.ndarray | None = None) -> torch.Tensor:
         features = super(MaskableActorCriticPolicy, self).extract_features(
             observation, self.pi_features_extractor)
-        latent_pi = self.mlp_extractor.forward_actor(features)
+        return self._act_from(self.mlp_extractor.forward_actor(features), action_masks,
+                              deterministic)
+
+    def _act_from(self, latent_pi: torch.Tensor, action_masks: Any,
+                  deterministic: bool) -> torch.Tensor:
+        legal = self._legal(latent_pi, action_masks)
+        if legal is not None:
+            return legal.sample(deterministic)
         return _sample(masked_log_softmax(self.action_net(latent_pi), action_masks),
                        deterministic)
 
@@ -392,9 +467,7 @@ class ActionFeaturePolicy(MaskedPolicy):
         if not self._aligned():
             return super()._predict(observation, deterministic, action_masks)
         g, a = self.pi_features_extractor.split(observation.float())
-        latent_pi = self.mlp_extractor.actor(g, a)
-        return _sample(masked_log_softmax(self.action_net(latent_pi), action_masks),
-                       deterministic)
+        return self._act_from(self.mlp_extractor.actor(g, a), action_masks, deterministic)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

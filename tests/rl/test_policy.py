@@ -13,6 +13,16 @@ from card_envs.rl.policy import FastTanh, MaskedPolicy  # noqa: E402
 from card_envs.rl.sb3 import BatchedVecEnv  # noqa: E402
 
 
+@pytest.fixture(autouse=True, params=["dense", "sparse"])
+def head_path(request, monkeypatch):
+    """Every test twice: the distribution over all actions, and over the legal ones only
+    (``_LegalLogits``, which the policy uses when few actions are legal)."""
+    import card_envs.rl.policy as policy
+
+    monkeypatch.setattr(policy, "SPARSE_DENSITY", 0.0 if request.param == "dense" else 1.0)
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def pair():
     """A MaskedPolicy and an sb3-contrib policy with the same weights, and a batch of real
@@ -134,3 +144,40 @@ def test_ppo_agent_samples_with_its_own_rng(tmp_path):
 
     assert play(1) == play(1)
     assert play(1) != play(2)
+
+
+def test_the_sparse_head_equals_the_dense_one_with_action_features(head_path):
+    """ActionFeaturePolicy on Op Glad IJs (2 of 703 actions legal): log-probabilities,
+    entropies, values and gradients the same on both paths, greedy actions the same."""
+    import card_envs.rl.policy as policy
+    from card_envs.rl.trainer import policy_spec
+
+    opts = {"num_players": 2, "max_turned": 200}
+    venv = BatchedVecEnv("op_glad_ijs_v0", 32, seed=4, features=True, **opts)
+    obs = torch.as_tensor(venv.reset())
+    masks = venv.action_masks()
+    cls, kw = policy_spec("op_glad_ijs_v0", **opts)
+    torch.manual_seed(0)
+    pol = cls(venv.observation_space, venv.action_space, lambda _: 3e-4, **kw)
+    with torch.no_grad():
+        pol.action_net.linear.weight.mul_(30.0)  # far from uniform
+    acts = torch.as_tensor([int(np.flatnonzero(m)[-1]) for m in masks])
+    out = {}
+    for path, density in (("dense", 0.0), ("sparse", 1.0)):
+        policy.SPARSE_DENSITY = density
+        pol.zero_grad()
+        v, lp, h = pol.evaluate_actions(obs, acts, torch.as_tensor(masks))
+        (lp.mean() + 0.01 * h.mean() + v.mean()).backward()
+        grads = [p.grad.clone() for p in pol.parameters() if p.grad is not None]
+        with torch.no_grad():
+            greedy, _, glp = pol(obs, deterministic=True, action_masks=masks)
+            drawn = pol._predict(obs, action_masks=masks)
+        assert masks[np.arange(len(masks)), drawn.numpy()].all()
+        out[path] = (v.detach(), lp.detach(), h.detach(), grads, greedy, glp)
+    d, s_ = out["dense"], out["sparse"]
+    for x, y in zip(d[:3] + (d[5],), s_[:3] + (s_[5],)):
+        assert torch.allclose(x, y, atol=1e-5)
+    assert torch.equal(d[4], s_[4])
+    assert (d[2] > 1e-3).any()
+    for g1, g2 in zip(d[3], s_[3], strict=True):
+        assert torch.allclose(g1, g2, atol=1e-5, rtol=1e-4)
