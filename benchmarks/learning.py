@@ -18,6 +18,11 @@ Usage::
 
     python benchmarks/learning.py --minutes 15 --parallel 2 --ship     # all five games
     python benchmarks/learning.py --games slide --minutes 1 --modes features --games-eval 40
+    python benchmarks/learning.py --from benchmarks/results/learning-A.json,learning-B.json
+
+``--from`` trains nothing: it merges the runs of earlier result JSONs (a later run of the same
+game and mode replaces an earlier one), reads each run's ``history.json`` from its folder, and
+prints the table and draws the curves again.
 """
 
 from __future__ import annotations
@@ -141,6 +146,45 @@ def ship(row: dict[str, Any], args: argparse.Namespace) -> Path:
     return dst
 
 
+def table(games: list[str], rows: list[dict[str, Any]], plots: Path | None) -> None:
+    """The markdown table of ``rows`` (and one PNG of curves per game into ``plots``)."""
+    print("\n| game | mode | learner steps | env steps/s | vs random (95% CI) | "
+          "vs heuristic (95% CI) | other load (CPUs) |")
+    print("|---|---|---|---|---|---|---|")
+    for g in games:
+        mine = [r for r in rows if r["env_id"] == g and "error" not in r]
+        if mine and plots is not None:
+            plots.mkdir(parents=True, exist_ok=True)
+            plot(mine, plots / f"{g}.png")
+        for r in mine:
+            a = r["arena"]
+            cell = {k: f"{v['win_rate']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+                    for k, v in a.items()}
+            load = r.get("other_cpu_load")
+            print(f"| {g} | {r['mode']} | {r['learner_steps']:,} | "
+                  f"{r['env_steps_per_s']:,.0f} | {cell['random']} | {cell['heuristic']} | "
+                  f"{'n/a' if load is None else f'{load:.2f}'} |")
+
+
+def replot(args: argparse.Namespace) -> int:
+    """``--from``: the table and curves of earlier runs (module docstring)."""
+    runs: dict[tuple[str, str], dict[str, Any]] = {}
+    for name in args.from_json.split(","):
+        path = Path(name.strip())
+        if not path.exists():
+            path = RESULTS / path.name
+        for r in json.loads(path.read_text())["runs"]:
+            if "error" in r:
+                continue
+            hist = Path(r["out"]) / "history.json"
+            r = {**r, "history": json.loads(hist.read_text()) if hist.exists() else []}
+            runs[(r["env_id"], r["mode"])] = r
+    rows = list(runs.values())
+    games = [g for g in env_ids() if any(r["env_id"] == g for r in rows)]
+    table(games, rows, Path(args.plots))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", default="all", help="comma-separated games, or all")
@@ -156,7 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plots", default="docs/images/learning")
     p.add_argument("--ship", action="store_true", help="copy the feature runs' models into "
                    "agents/data/ppo/")
+    p.add_argument("--from", dest="from_json", default=None,
+                   help="comma-separated result JSONs: table and plots of their runs, no "
+                        "training")
     args = p.parse_args(argv)
+    if args.from_json:
+        return replot(args)
     games = list(env_ids())[:5] if args.games == "all" else [
         resolve_env_id(g.strip()) for g in args.games.split(",")]
     modes = [m.strip() for m in args.modes.split(",")]
@@ -186,23 +235,11 @@ def main(argv: list[str] | None = None) -> int:
                   + (row.get("error") or ", ".join(f"vs {k} {v['win_rate']:.3f}"
                                                    for k, v in a.items())),
                   file=sys.stderr, flush=True)
-    plots = Path(args.plots)
-    plots.mkdir(parents=True, exist_ok=True)
-    print("\n| game | mode | learner steps | env steps/s | vs random (95% CI) | "
-          "vs heuristic (95% CI) |")
-    print("|---|---|---|---|---|---|")
-    for g in games:
-        mine = [r for r in rows if r["env_id"] == g and "error" not in r]
-        if mine:
-            plot(mine, plots / f"{g}.png")
-        for r in mine:
-            a = r["arena"]
-            cell = {k: f"{v['win_rate']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
-                    for k, v in a.items()}
-            print(f"| {g} | {r['mode']} | {r['learner_steps']:,} | "
-                  f"{r['env_steps_per_s']:,.0f} | {cell['random']} | {cell['heuristic']} |")
-        if args.ship:
-            feat = [r for r in mine if r["mode"] == "features"]
+    table(games, rows, Path(args.plots))
+    if args.ship:
+        for g in games:
+            feat = [r for r in rows if r["env_id"] == g and r["mode"] == "features"
+                    and "error" not in r]
             if feat:
                 print(f"shipped {ship(feat[0], args)}", file=sys.stderr)
     result = {"benchmark": "learning", "started_utc": started.isoformat(),
