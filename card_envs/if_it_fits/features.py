@@ -71,6 +71,7 @@ variant (players, table, advanced) and custom decks (the card faces come from th
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -743,3 +744,28 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
             res[I_LEGAL] = 1.0
             for f in range(NF):
                 act[f, a] = res[f]
+
+
+@functools.lru_cache(maxsize=8)
+def _features_for(num_players: int) -> Any:
+    from card_envs.core.features import Features
+    from card_envs.if_it_fits.game import IfItFitsGame
+
+    return Features(IfItFitsGame(num_players=num_players))
+
+
+def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
+    """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
+    for :class:`card_envs.rl.shaping.PotentialShaping`): the global feature ``lead``, the
+    observer's points now minus the best other seat's, / 10 (the final scoring applied to the
+    table as it is: a game fact). 0 at the deal (no cat on the table, so no points). Default
+    table and deck; ``ValueError`` for rows of another length."""
+    n = int(num_players)
+    fx = _features_for(n)
+    x = np.asarray(obs)
+    x = x.reshape(1, -1) if x.ndim == 1 else x
+    if x.ndim != 2 or x.shape[1] != fx.obs_size:
+        raise ValueError(f"{n}-seat If It Fits observations (default table and deck) of "
+                         f"length {fx.obs_size} expected, got shape {np.shape(obs)}")
+    glob = fx.split(fx.compute(x))[1]
+    return glob[:, GLOBAL_FEATURES.index("lead")].astype(np.float64)

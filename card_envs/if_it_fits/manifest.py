@@ -1,6 +1,6 @@
 """If It Fits' manifest: what the registry, agents, trainer, benchmarks and tests know of it."""
 
-from card_envs.core.manifest import BenchSpec, GameManifest, Playthrough
+from card_envs.core.manifest import BenchSpec, GameManifest, Playthrough, TrainSpec
 
 _IIF = "with uniform random play every seat usually ends with 0 points; the heuristic scores"
 
@@ -19,4 +19,8 @@ MANIFEST = GameManifest(
     ),
     # Pgx's JAX speeds on this machine at B=4096 set the bar for the heavy games
     bench=BenchSpec(batch_rate=1_100_000.0, ladder_budget="mcts:iterations=4000"),
+    # the final reward is +-1 after ~40 moves and random play scores 0: shape it with the
+    # lead in points now (a game fact, potential-based so the objective is unchanged)
+    train=TrainSpec(settings={"shaping": 1.0},
+                    potential="card_envs.if_it_fits.features:potential"),
 )

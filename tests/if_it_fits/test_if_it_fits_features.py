@@ -345,3 +345,24 @@ def test_batched_driver(case: int) -> None:
             FX.fill(obs[i], g.cfg, gl, ac)
             assert np.array_equal(glob[i], gl) and np.array_equal(act[i], ac)
         assert np.array_equal(fx.compute(obs[:10]), x[:10])  # the serial driver
+
+
+def test_potential_is_the_points_lead() -> None:
+    """The shaping potential: the observer's points now minus the best other seat's, / 10,
+    from the engine's own scoring; 0 at the deal; rows of another length are refused."""
+    env = card_envs.make_raw(MANIFEST.env_id)
+    env.reset(seed=0)
+    obs = np.stack([env.observe(a)["observation"] for a in env.possible_agents])
+    np.testing.assert_array_equal(FX.potential(obs, 2), np.zeros(2))
+    lead_seen = False
+    for env in cached(0)[::7]:
+        pts = env.game.outcome(env.state_array)[0]
+        obs = np.stack([env.observe(a)["observation"] for a in env.possible_agents])
+        want = [(pts[s] - max(pts[q] for q in range(2) if q != s)) / 10 for s in range(2)]
+        np.testing.assert_allclose(FX.potential(obs, 2), want, atol=1e-6)
+        lead_seen |= any(w != 0 for w in want)
+    assert lead_seen
+    with pytest.raises(ValueError, match="observations"):
+        FX.potential(obs[:, :-1], 2)
+    with pytest.raises(ValueError, match="observations"):
+        FX.potential(obs, 3)
