@@ -117,7 +117,7 @@ from card_envs.op_glad_ijs.layout import (
 from card_envs.op_glad_ijs.piles import count_add
 from card_envs.op_glad_ijs.rules import legal_mask, pair_base_nb
 
-__all__ = ["ACTION_FEATURES", "CLASS_NAMES", "GLOBAL_FEATURES", "dims", "fill"]
+__all__ = ["ACTION_FEATURES", "CLASS_NAMES", "GLOBAL_FEATURES", "dims", "fill", "potential"]
 
 _CLASS = {J_PASS: "pass", J_RIGHT: "right", J_ANIMALS: "animals", J_HABITATS: "habitats",
           J_PAIR: "pair", J_FAULT: "fault"}
@@ -285,3 +285,24 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
             act[F_AGAIN, a] = 1.0 if target_exists(mid, cfg) else 0.0
             count_add(mid, cfg, u, 1)
             count_add(mid, cfg, t, 1)
+
+
+#: the shaping potential's scale: a lead of this many won cards is worth 1
+POTENTIAL_CARDS = 20.0
+
+
+def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
+    """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
+    for :class:`card_envs.rl.shaping.PotentialShaping`): the observer's won pile minus the
+    largest other one (public sizes; the game is won on them), / :data:`POTENTIAL_CARDS`.
+    0 at the deal (every won pile empty). ``ValueError`` for rows that are not
+    ``num_players``-seat observations (``2T + 7 + 6n`` entries)."""
+    n = int(num_players)
+    x = np.asarray(obs)
+    x = x.reshape(1, -1) if x.ndim == 1 else x
+    T2 = x.shape[-1] - O_SEATS - SEAT_FIELDS * n if x.ndim == 2 else -1
+    if x.ndim != 2 or n < 2 or T2 <= 0 or T2 % 2:
+        raise ValueError(f"{n}-seat Op Glad IJs observations (2T + 7 + 6n entries) expected, "
+                         f"got shape {np.shape(obs)}")
+    won = x[:, T2 // 2 + O_SEATS + S_WON + SEAT_FIELDS * np.arange(n)].astype(np.float64)
+    return (won[:, 0] - won[:, 1:].max(1)) / POTENTIAL_CARDS

@@ -332,3 +332,25 @@ def test_batched_driver_equals_fill(case: int) -> None:
             np.testing.assert_array_equal(ax[i], act)
         small = fx.compute(vec.observations[:7])  # the serial build
         np.testing.assert_array_equal(small, x[:7])
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_potential_is_the_won_pile_lead(case: int) -> None:
+    """The shaping potential: own won pile minus the largest other one (the state dict's won
+    piles), / POTENTIAL_CARDS, for every seat; 0 at the deal; wrong rows refused."""
+    env = card_envs.make_raw(ENV_ID, **CASES[case])
+    env.reset(seed=3)
+    n = env.game.num_players
+    obs = np.stack([env.observe(a)["observation"] for a in env.possible_agents])
+    np.testing.assert_array_equal(FX.potential(obs, n), np.zeros(n))
+    seen = False
+    for env in positions(case):
+        won = [len(p) for p in env.state_dict()["won_piles"]]
+        obs = np.stack([env.observe(a)["observation"] for a in env.possible_agents])
+        want = [(won[s] - max(won[q] for q in range(n) if q != s)) / FX.POTENTIAL_CARDS
+                for s in range(n)]
+        np.testing.assert_allclose(FX.potential(obs, n), want)
+        seen |= any(w != 0 for w in want)
+    assert seen
+    with pytest.raises(ValueError, match="observations"):
+        FX.potential(obs[:, :-1], n)
