@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
@@ -20,33 +19,15 @@ from card_envs.if_it_fits.scoring import boxes as engine_boxes
 from card_envs.if_it_fits.scoring import score as k_score
 from card_envs.if_it_fits.viewer import draw
 from card_envs.if_it_fits.viewer_parts import boxes, result, scores
+from svg_views import size_of, texts
+from svg_views import walk as svg_walk
 
 CASES = MANIFEST.test_cases
-SVG_NS = "{http://www.w3.org/2000/svg}"
 LIGHT, DARK = THEMES["light"], THEMES["dark"]
 
 
 def walk(opts: dict, seed: int, max_steps: int = 10**6):
-    """The env after reset(seed) and after every random legal move (the same env object)."""
-    env = card_envs.make_raw(MANIFEST.env_id, **opts)
-    env.reset(seed=seed)
-    rnd = random.Random(seed)
-    yield env
-    for _ in range(max_steps):
-        if env.state_array[K.DONE]:
-            return
-        env.step(rnd.choice(env.legal_actions()))
-        yield env
-
-
-def texts(svg: str) -> list[str]:
-    return [e.text or "" for e in ET.fromstring(svg).iter(f"{SVG_NS}text")]
-
-
-def size_of(svg: str) -> tuple[int, int]:
-    root = ET.fromstring(svg)
-    assert root.tag == f"{SVG_NS}svg"
-    return int(float(root.get("height"))), int(float(root.get("width")))
+    return svg_walk(MANIFEST.env_id, opts, seed, max_steps)
 
 
 def pictured(view: dict) -> str:
