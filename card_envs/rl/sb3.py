@@ -274,7 +274,8 @@ class BatchedVecEnv(VecEnv):
         if self.features is None:
             return self.vec.observations.copy()
         out = None if self.obs_target is None or not step else self.obs_target()
-        if out is None or out.shape != self._bufs[0].shape or out.dtype != np.float32:
+        if out is None or out.shape != self._bufs[0].shape or out.dtype != np.float32 \
+                or not out.flags.c_contiguous:
             self._buf_k ^= 1
             out = self._bufs[self._buf_k]
         return self.features.compute(self.vec.observations, out=out,
