@@ -23,6 +23,7 @@ kernel                                      contract
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -31,11 +32,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from card_envs.core import kernels as K
-from card_envs.core.checks import int_in
+from card_envs.core.checks import check_nesting, int_in, short_repr
 from card_envs.core.errors import OptionError, StateDictError
 
 HEADER_KEYS = ("game", "version", "options", "phase", "current_player", "steps", "truncated",
                "rng")
+
+#: bounds on a state dict, checked before anything else reads it. The largest real state
+#: dicts (random play of every game and variant at the most players; If It Fits with a
+#: 21 x 21 table and a 125-card custom deck in its options) nest 6 levels deep and hold about
+#: 3,100 values (containers, keys and entries; a full 21 x 21 table would add about 2,200).
+STATE_MAX_DEPTH = 32
+STATE_MAX_ITEMS = 100_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,9 @@ class Option:
     default: Any
     doc: str
     check: Callable[[Any, Mapping[str, Any]], Any] | None = None
+    #: the option may name a file to read (If It Fits' ``deck``): from an untrusted source
+    #: (a replay file, a browser) it must be given as data, see :func:`check_untrusted_options`
+    reads_files: bool = False
 
 
 def _is_int(x: Any) -> bool:
@@ -56,7 +67,7 @@ def seed_to_u64(seed: int) -> np.uint64:
     """Map a non-negative integer seed to the 64-bit state of the in-state RNG (a splitmix64
     finalizer of the seed, so nearby seeds give unrelated games)."""
     if not _is_int(seed) or seed < 0:
-        raise OptionError(f"seed must be a non-negative integer, got {seed!r}")
+        raise OptionError(f"seed must be a non-negative integer, got {short_repr(seed)}")
     z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
@@ -77,14 +88,14 @@ def as_generator(rng: Any) -> np.random.Generator:
             isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator)):
         return np.random.default_rng(rng)
     raise OptionError("rng must be a numpy Generator, a random.Random, a non-negative int seed, "
-                      f"a SeedSequence or None, got {type(rng).__name__} {rng!r}")
+                      f"a SeedSequence or None, got {type(rng).__name__} {short_repr(rng)}")
 
 
 def bool_option(env_id: str, name: str) -> Callable[[Any, Mapping[str, Any]], bool]:
     """An ``Option`` checker accepting only bools (numpy bools too)."""
     def check(v: Any, _: Mapping[str, Any]) -> bool:
         if not isinstance(v, (bool, np.bool_)):
-            raise OptionError(f"{env_id}: {name} must be a bool, got {v!r}")
+            raise OptionError(f"{env_id}: {name} must be a bool, got {short_repr(v)}")
         return bool(v)
     return check
 
@@ -144,7 +155,8 @@ class Game:
         def players(v: Any, _: Mapping[str, Any]) -> int:
             if not _is_int(v) or not cls.min_players <= v <= cls.max_players:
                 raise OptionError(f"{cls.env_id}: num_players must be an integer in "
-                                  f"{cls.min_players}..{cls.max_players}, got {v!r}")
+                                  f"{cls.min_players}..{cls.max_players}, "
+                                  f"got {short_repr(v)}")
             return int(v)
 
         def start(v: Any, opts: Mapping[str, Any]) -> int | str:
@@ -153,13 +165,13 @@ class Game:
             n = opts["num_players"]
             if not _is_int(v) or not 0 <= v < n:
                 raise OptionError(f"{cls.env_id}: start_player must be a seat in 0..{n - 1} "
-                                  f"or 'random', got {v!r}")
+                                  f"or 'random', got {short_repr(v)}")
             return int(v)
 
         def reward(v: Any, _: Mapping[str, Any]) -> str:
             if not isinstance(v, str) or v not in cls.reward_modes:
                 raise OptionError(f"{cls.env_id}: reward_mode must be one of "
-                                  f"{list(cls.reward_modes)}, got {v!r}")
+                                  f"{list(cls.reward_modes)}, got {short_repr(v)}")
             return str(v)
 
         specs = {
@@ -246,19 +258,24 @@ class Game:
         missing keys and unknown keys (typos) are named."""
         if not isinstance(d, Mapping):
             raise StateDictError(f"state dict must be a mapping, got {type(d).__name__}")
+        check_nesting(d, STATE_MAX_DEPTH, STATE_MAX_ITEMS, "state dict")
         try:
             game = d.get("game")
             if not isinstance(game, str) or game != self.name:
-                raise StateDictError(f"state dict is for game {game!r}, not {self.name!r}")
+                raise StateDictError(f"state dict is for game {short_repr(game)}, not "
+                                     f"{self.name!r}")
             version = d.get("version")
             if not isinstance(version, str) or version != self.version:
-                raise StateDictError(f"state dict version {version!r} != {self.version!r}")
+                raise StateDictError(f"state dict version {short_repr(version)} != "
+                                     f"{self.version!r}")
             if "observer" in d:
                 raise StateDictError("an observer's state dict hides information and cannot "
                                      "be loaded; use state_dict() without observer")
             keys = self.state_keys()
             missing = sorted(keys - {"truncated"} - set(d))
-            unknown = sorted(map(repr, set(d) - keys))
+            unknown = sorted(map(short_repr, set(d) - keys))
+            if len(unknown) > 10:
+                unknown = unknown[:10] + [f"... ({len(unknown) - 10} more)"]
             if missing or unknown:
                 raise StateDictError(
                     f"{self.name} state dict: " +
@@ -266,24 +283,27 @@ class Game:
                     ("; " if missing and unknown else "") +
                     (f"unknown key(s) {', '.join(unknown)}" if unknown else "") +
                     f"; the keys are {sorted(keys)}")
-            if not isinstance(d["options"], Mapping):
-                raise StateDictError(f"options must be a mapping, got {d['options']!r}")
             try:
+                check_untrusted_options(type(self), d["options"])
                 opts = self._validate(d["options"])
             except OptionError as e:
                 raise StateDictError(f"state dict options: {e}") from e
             if opts != self.options:
-                raise StateDictError(f"state dict options {opts} differ from this env's "
-                                     f"{self.options}; create the env with those options")
+                diff = "; ".join(f"{k}: {short_repr(opts[k])} (the env has "
+                                 f"{short_repr(self.options[k])})"
+                                 for k in opts if opts[k] != self.options[k])
+                raise StateDictError(f"state dict options differ from this env's: {diff}; "
+                                     "create the env with those options")
             state = np.zeros(self.state_size, np.int32)
             rng = d["rng"]
             if not isinstance(rng, (list, tuple)) or len(rng) != 2:
-                raise StateDictError(f"rng must be a list of two int32 words, got {rng!r}")
+                raise StateDictError(f"rng must be a list of two int32 words, got "
+                                     f"{short_repr(rng)}")
             state[K.RNG_LO] = int_in(rng[0], -2**31, 2**31 - 1, "rng word")
             state[K.RNG_HI] = int_in(rng[1], -2**31, 2**31 - 1, "rng word")
             phase = d["phase"]
             if not isinstance(phase, str) or phase not in self.phases:
-                raise StateDictError(f"unknown phase {phase!r}; phases are "
+                raise StateDictError(f"unknown phase {short_repr(phase)}; phases are "
                                      f"{list(self.phases)}")
             state[K.PHASE] = self.phases.index(phase)
             cur = d["current_player"]
@@ -355,3 +375,36 @@ class Game:
         if self.perfect_information:
             return state.copy()
         raise NotImplementedError
+
+
+def check_untrusted_options(env_id_or_game_class: str | type[Game],
+                            options: Mapping[str, Any]) -> None:
+    """Raise :class:`OptionError` unless ``options`` may be taken from an untrusted source (a
+    file, a browser): a mapping with string keys, each an option of the game (an env id, a
+    game name or a :class:`Game` subclass), and every option that can read a file
+    (``Option.reads_files``, e.g. If It Fits' ``deck``) given as data, not as a path. The
+    values are checked when the env is made; this never touches the file system."""
+    if isinstance(env_id_or_game_class, type) and issubclass(env_id_or_game_class, Game):
+        cls = env_id_or_game_class
+    else:
+        from card_envs.core import registry  # registry imports the games, which import this
+
+        cls = registry.env_class(env_id_or_game_class).game_class
+    if not isinstance(options, Mapping):
+        raise OptionError(f"{cls.env_id}: options must be a mapping of option names to values, "
+                          f"got {type(options).__name__}")
+    specs = cls.option_specs()
+    for name in options:
+        if not isinstance(name, str):
+            raise OptionError(f"{cls.env_id}: option names are strings, got "
+                              f"{short_repr(name)}")
+    unknown = sorted(set(options) - set(specs))
+    if unknown:
+        shown = [short_repr(u, 40) for u in unknown[:10]]
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        raise OptionError(f"{cls.env_id}: unknown option(s) [{', '.join(shown)}]{more}; "
+                          f"valid options are {sorted(specs)}")
+    for name, spec in specs.items():
+        if spec.reads_files and isinstance(options.get(name), (str, bytes, os.PathLike)):
+            raise OptionError(f"{cls.env_id}: the {name} option must be given as data here, "
+                              "not as a file path")

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError
 from card_envs.if_it_fits.layout import (  # noqa: F401  (FIELDS: also read as deck.FIELDS)
     ALL_OPEN,
@@ -61,14 +62,15 @@ def generate_default() -> dict[str, Any]:
 def _int(x: Any, lo: int, hi: int, what: str) -> int:
     """``x`` as an int in ``lo..hi``, or OptionError."""
     if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
-        raise OptionError(f"if_it_fits deck: {what} must be an int in {lo}..{hi}, got {x!r}")
+        raise OptionError(f"if_it_fits deck: {what} must be an int in {lo}..{hi}, "
+                          f"got {short_repr(x)}")
     return int(x)
 
 
 def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
     """The canonical form of one card of a user deck, or OptionError."""
     if not isinstance(c, Mapping):
-        raise OptionError(f"if_it_fits deck: {where} must be an object, got {c!r}")
+        raise OptionError(f"if_it_fits deck: {where} must be an object, got {short_repr(c)}")
     allowed = {"name", "toys"} if toy_card else {"name", "open", "toys", "sprayer"}
     extra = set(c) - allowed
     if extra:
@@ -86,7 +88,7 @@ def _card(c: Any, where: str, toy_card: bool) -> dict[str, Any]:
         if not isinstance(open_, str) or set(open_) - set(SIDES) or \
                 len(set(open_)) != len(open_):
             raise OptionError(f"if_it_fits deck: {where} open must be a subset of 'NESW', "
-                              f"got {open_!r}")
+                              f"got {short_repr(open_)}")
         out["open"] = "".join(s for s in SIDES if s in open_)
         out["sprayer"] = _int(c.get("sprayer", 0), 0, MAX_ICONS, f"{where} sprayer")
     return out
@@ -98,9 +100,10 @@ def validate(deck: Any) -> dict[str, Any]:
         try:
             deck = json.loads(Path(deck).read_text())
         except (OSError, ValueError) as e:
-            raise OptionError(f"if_it_fits deck: cannot read {deck!r}: {e}") from e
+            raise OptionError(f"if_it_fits deck: cannot read {short_repr(deck)}: {e}") from e
     if not isinstance(deck, Mapping):
-        raise OptionError(f"if_it_fits deck must be a dict or a JSON file path, got {deck!r}")
+        raise OptionError("if_it_fits deck must be a dict or a JSON file path, "
+                          f"got {short_repr(deck)}")
     keys = {"box_cards", "start_cards", "special_toy_cards"}
     if set(deck) != keys:
         raise OptionError(f"if_it_fits deck needs exactly the keys {sorted(keys)}")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option, bool_option
 from card_envs.if_it_fits import deck as D
@@ -38,7 +39,7 @@ def _table(v: Any, _: Mapping[str, Any]) -> tuple[int, int]:
         isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v)
     if not ok or not (3 <= v[0] <= 21 and 5 <= v[1] <= 21):
         raise OptionError(f"if_it_fits_v0: table must be (rows, cols) with rows in 3..21 and "
-                          f"cols in 5..21, got {v!r}")
+                          f"cols in 5..21, got {short_repr(v)}")
     return int(v[0]), int(v[1])
 
 
@@ -69,7 +70,7 @@ class IfItFitsGame(Game):
                         _table),
         "advanced": Option(False, "advanced rules", bool_option("if_it_fits_v0", "advanced")),
         "deck": Option(None, "None (default deck) or a deck dict / JSON path "
-                             "(schema: card_envs/if_it_fits/deck.py)", _deck),
+                             "(schema: card_envs/if_it_fits/deck.py)", _deck, reads_files=True),
     }
 
     def configure(self, cfg: np.ndarray) -> np.ndarray:
@@ -170,11 +171,11 @@ class IfItFitsGame(Game):
     def card_id(self, name: Any) -> int:
         """The card id of a deck name, or StateDictError."""
         if not isinstance(name, str):
-            raise StateDictError(f"a card is named by a string, got {name!r}")
+            raise StateDictError(f"a card is named by a string, got {short_repr(name)}")
         if name == "princess":
             return self.nc
         if name not in self.card_names:
-            raise StateDictError(f"unknown card {name!r}")
+            raise StateDictError(f"unknown card {short_repr(name)}")
         return self.card_names.index(name)
 
     def hand(self, state: np.ndarray, q: int) -> list[int]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from card_envs.core.checks import requirer
+from card_envs.core.checks import requirer, short_repr
 from card_envs.core.errors import StateDictError
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.isflak import layout as L
@@ -64,7 +64,7 @@ def fields_from_dict(g: IsflakGame, state: np.ndarray, d: Mapping[str, Any]) -> 
             if not isinstance(pos, list) or len(pos) != 2 or \
                     not all(is_int(x) for x in pos) or \
                     not (0 <= pos[0] < L.ROWS and 0 <= pos[1] < L.COLS):
-                raise StateDictError(f"penguin position must be [row, col], got {pos!r}")
+                raise StateDictError(f"penguin position must be [row, col], got {short_repr(pos)}")
             cell = pos[0] * L.COLS + pos[1]
             if own[cell]:
                 raise StateDictError(f"two penguins on {pos}")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from card_envs.core.checks import int_in as _int_in
-from card_envs.core.checks import requirer
+from card_envs.core.checks import requirer, short_repr
 from card_envs.core.errors import StateDictError
 from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
 from card_envs.op_glad_ijs import layout as L
@@ -95,7 +95,7 @@ def _codes(g: OpGladIJsGame, xs: Any, what: str) -> list[int]:
     out = []
     for x in xs:
         if not isinstance(x, str) or x not in g.code_index:
-            raise StateDictError(f"{what}: unknown card code {x!r} for this deck")
+            raise StateDictError(f"{what}: unknown card code {short_repr(x)} for this deck")
         out.append(g.code_index[x])
     return out
 
@@ -148,7 +148,7 @@ def fields_from_dict(g: OpGladIJsGame, state: np.ndarray, d: Mapping[str, Any]) 
     state[L.TURNED] = _int_in(d["turned_count"], 1, g.max_turned, "turned_count")
     lt = d["last_turned"]
     if not isinstance(lt, str) or lt not in g.code_index:
-        raise StateDictError(f"last_turned must be a card code, got {lt!r}")
+        raise StateDictError(f"last_turned must be a card code, got {short_repr(lt)}")
     state[L.LAST_TURNED] = g.code_index[lt]
     derive(g, state)
 
