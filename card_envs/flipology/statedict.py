@@ -26,6 +26,16 @@ def _list(x: Any, k: int | None, what: str) -> list:
     return x
 
 
+def _cards(x: Any, nc: int, what: str) -> list[int]:
+    """``x`` as a list of distinct card ids in ``0..nc-1`` (a card listed twice is refused,
+    not merged)."""
+    ids = [_int(c, 0, nc - 1, f"{what} card") for c in _list(x, None, what)]
+    if len(set(ids)) != len(ids):
+        twice = next(c for i, c in enumerate(ids) if c in ids[:i])
+        raise StateDictError(f"{what} lists card {twice} twice")
+    return ids
+
+
 def _is(x: Any, name: str) -> bool:
     return isinstance(x, str) and x == name
 
@@ -148,18 +158,17 @@ def fields_from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) 
     state[L.DECKN] = len(deck)
     for i, x in enumerate(reversed(deck)):
         state[L.DECK + i] = _int(x, 0, nc - 1, "deck card")
-    for x in _list(d["discard"], None, "discard"):
-        state[L.DISC + _int(x, 0, nc - 1, "discard card")] = 1
+    for c in _cards(d["discard"], nc, "discard"):
+        state[L.DISC + c] = 1
     _rebuild_dlist(state, nc)
-    for x in _list(d["picked"], None, "picked"):
-        c, how = _list(x, 2, "picked entry")
+    picked = [_list(x, 2, "picked entry") for x in _list(d["picked"], None, "picked")]
+    for c, (_, how) in zip(_cards([c for c, _ in picked], nc, "picked"), picked):
         one_of(how, ("up", "down"), "picked entry's count direction")
-        state[L.PICK + _int(c, 0, nc - 1, "picked card")] = \
-            L.PICKED_UP if how == "up" else L.PICKED_DOWN
+        state[L.PICK + c] = L.PICKED_UP if how == "up" else L.PICKED_DOWN
     known = _list(d["known"], n, "known")
     for s in range(n):
-        for x in _list(known[s], None, "known[s]"):
-            state[L.KNOW + _int(x, 0, nc - 1, "known card")] |= 1 << s
+        for c in _cards(known[s], nc, f"known[{s}]"):
+            state[L.KNOW + c] |= 1 << s
     full = (1 << n) - 1
     for c in range(nc):  # known to every seat: public (as the kernels mark it)
         if state[L.KNOW + c] == full:
@@ -201,8 +210,8 @@ def fields_from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) 
         state[L.SEQ + c] = _int(x, 0, 10**6, "draw_seq entry")
     state[L.NDRAW] = _int(d["draws"], 0, 10**6, "draws")
     for s, rs in enumerate(_list(d["returned"], n, "returned")):
-        for x in _list(rs, None, "returned[s]"):
-            state[L.RET + _int(x, 0, nc - 1, "returned card")] |= 1 << s
+        for c in _cards(rs, nc, f"returned[{s}]"):
+            state[L.RET + c] |= 1 << s
     for s, x in enumerate(_list(d["return_time"], n, "return_time")):
         state[L.RETSEQ + s] = _int(x, 0, 10**6, "return_time entry")
     state[L.HSCAN] = _int(d["hermit_scan"], 0, n * g.seatpos, "hermit_scan")

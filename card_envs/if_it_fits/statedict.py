@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from card_envs.core.checks import as_bool, requirer
+from card_envs.core.checks import as_bool, requirer, short_repr
 from card_envs.core.checks import int_in as _int
 from card_envs.core.checks import record as _record
 from card_envs.core.checks import seq as _seq
@@ -202,6 +202,8 @@ def fields_from_dict(g: IfItFitsGame, state: np.ndarray, d: Mapping[str, Any]) -
         k = g.card_id(name) - g.nb
         if not 0 <= k < L.NUM_START:
             raise StateDictError("start_cards_used lists start cards")
+        if used >> k & 1:
+            raise StateDictError(f"start_cards_used lists {short_repr(name)} twice")
         used |= 1 << k
     state[L.S_STARTUSED] = used
     w, e = _seq(d["start_row"], "start_row", 2)
@@ -212,7 +214,7 @@ def fields_from_dict(g: IfItFitsGame, state: np.ndarray, d: Mapping[str, Any]) -
     ss = d["selected_start"]
     state[L.S_SELSTART] = -1 if ss is None else g.card_id(ss) - g.nb
     if not -1 <= state[L.S_SELSTART] < L.NUM_START:
-        raise StateDictError(f"selected_start must be a start card, got {ss!r}")
+        raise StateDictError(f"selected_start must be a start card, got {short_repr(ss)}")
 
     def cell(x: Any) -> int:
         if x is None:

@@ -10,13 +10,19 @@ More: ``test_flipology_effects.py``, ``test_flipology_end.py``, ``test_flipology
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 import card_envs
-from card_envs import OptionError
+from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
+from card_envs.core.env import CardEnv
+from card_envs.flipology import layout as L
 from card_envs.flipology.deck import default_deck
 from card_envs.flipology.game import adjacency
+from card_envs.testing import snapshot
 from flipology_ref import (
     ENV_ID,
     act_pos,
@@ -111,3 +117,43 @@ def test_example_score() -> None:
     from card_envs.flipology.scoring import seat_points
     assert seat_points(env.state_array, env.game.cfg, 0) == 12
     assert ref_points(env.game, env.state_dict())[0] == 12
+
+
+# --- state dicts ----------------------------------------------------------------------------
+def _with_discard() -> CardEnv:
+    """A game in its turns with an animal in the discard pile."""
+    env = card_envs.make_raw(ENV_ID)
+    env.reset(seed=0)
+    g = env.game
+    while not any(g.kinds[c] <= L.RED_PANDA for c in env.state_dict()["discard"]):
+        env.step(env.legal_actions()[0])
+    return env
+
+
+@pytest.mark.parametrize("field", ["known", "discard", "picked", "returned"])
+def test_a_card_listed_twice_is_refused_not_merged(field: str) -> None:
+    """Every list of card ids in a state dict names each card once: a repeated card is a
+    malformed dict (StateDictError, env unchanged), not one to de-duplicate silently."""
+    if field == "returned":  # a Great Tree seat that used its Regrowth
+        env = card_envs.make_raw(ENV_ID, variant="great_tree")
+        env.reset(seed=1)
+        env.step(env.game.skip + L.A_REGROW)
+    else:
+        env = _with_discard()
+    d = env.state_dict()
+    if field == "picked":  # a Hermit crab picked the discarded animal: valid as it is
+        c = next(c for c in d["discard"] if env.game.kinds[c] <= L.RED_PANDA)
+        d["picked"] = [[c, "up"]]
+        env.load_state_dict(d)
+    before = snapshot(env)
+    bad = json.loads(json.dumps(d))
+    seat_lists = field in ("known", "returned")
+    entries = bad[field][0] if seat_lists else bad[field]
+    assert entries, "the position needs an entry to repeat"
+    entries.append(entries[0])
+    card = entries[0][0] if field == "picked" else entries[0]
+    where = f"{field}[0]" if seat_lists else field
+    with pytest.raises(StateDictError, match=rf"^{re.escape(where)} lists card {card} twice$") \
+            as e:
+        env.load_state_dict(bad)
+    assert e.value.__cause__ is None and snapshot(env) == before

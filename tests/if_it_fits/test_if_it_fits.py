@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import card_envs
-from card_envs import OptionError
+from card_envs import OptionError, StateDictError
 from card_envs.core import kernels as K
 from card_envs.if_it_fits import deck as D
 from card_envs.if_it_fits.layout import (
@@ -25,6 +25,7 @@ from card_envs.if_it_fits.layout import (
     FIELDS,
     SIDES,
 )
+from card_envs.testing import snapshot
 from if_it_fits_ref import (
     DECK,
     ENV,
@@ -116,6 +117,22 @@ def test_setup(n: int, adv: bool) -> None:
         for j in range(n):
             assert pile[segs[j]:segs[j + 1]].count("princess") == 1
     assert d["supplies"] == [5] * n
+
+
+def test_a_start_card_used_twice_is_refused() -> None:
+    """``start_cards_used`` names each start card once: a repeat is refused (StateDictError,
+    env unchanged), not merged into one."""
+    env = make(num_players=3)
+    env.reset(seed=0)
+    while not env.state_dict()["start_cards_used"]:
+        env.step(env.legal_actions()[0])
+    d = env.state_dict()
+    before = snapshot(env)
+    name = d["start_cards_used"][0]
+    with pytest.raises(StateDictError, match=f"^start_cards_used lists '{name}' twice$") as e:
+        env.load_state_dict({**d, "start_cards_used": d["start_cards_used"] + [name]})
+    assert e.value.__cause__ is None and snapshot(env) == before
+    env.load_state_dict(d)
 
 
 def test_start_cards_laid_in_a_row() -> None:
