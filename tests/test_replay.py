@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from card_envs.core import replay as R
 from card_envs.core.errors import IllegalActionError, OptionError, StateDictError
 from card_envs.core.registry import ENV_IDS, env_class, make, make_raw, manifest
+from card_envs.if_it_fits.deck import load_default
 
 
 def _trajectory(env: object) -> tuple:
@@ -214,3 +216,96 @@ def test_files_and_labels(tmp_path) -> None:
     R.save(d, tmp_path / "g.json")
     text = (tmp_path / "g.json").read_text()
     assert text.count("\n") == len(d) + 2  # braces, and one top-level key per line
+
+
+def _file_cases(tmp_path: Path) -> list[tuple[str, bytes, str]]:
+    """Hostile replay files: (name, bytes, words of the one error they must give)."""
+    text = json.dumps(_good())
+    good = json.loads(text)
+    iif = make_raw("if_it_fits_v0")
+    iif.reset(seed=1)
+    deck_file = tmp_path / "deck.json"
+    deck_file.write_text(json.dumps(load_default()))
+
+    def dump(**changes: object) -> bytes:
+        return json.dumps({**good, **changes}).encode()
+
+    return [
+        ("latin1", text.replace('"isflak_v0"', '"isflak_v0 \u00e9"').encode("latin-1"),
+         "not UTF-8 text"),
+        ("digits", text.replace('"seed": 4', '"seed": ' + "9" * 5000).encode(),
+         "an integer of 5000 digits (at most 40)"),
+        ("deep", text.replace('"seed": 4', '"seed": ' + "[" * 5000 + "]" * 5000).encode(),
+         "JSON nested too deeply"),
+        ("nested", text.replace('"seed": 4', '"seed": ' + "[" * 500 + "]" * 500).encode(),
+         f"replay nested deeper than {R.MAX_DEPTH} levels"),
+        ("nan", text.replace('"seed": 4', '"seed": NaN').encode(), "NaN, which is not standard"),
+        ("twice", text.replace('"seed": 4', '"seed": 4, "seed": 5').encode(),
+         "the key 'seed' twice in one object"),
+        ("env_arg", dump(options={**good["options"], "illegal_action": "lose"}),
+         "replay options: isflak_v0: unknown option(s) ['illegal_action']"),
+        ("options", dump(options=[1]), "options must be a mapping"),
+        ("seed", dump(seed=2**64), "seed must be a non-negative integer below 2**64"),
+        ("players", dump(players=["a", "b", "c"]), "players must be a list of 2 strings"),
+        ("label", dump(players=["a", "b" * 5000]), "at most 1000 characters"),
+        ("forfeits", json.dumps({k: v for k, v in good.items() if k != "result"} | {
+            "forfeit": {"agents": ["player_0"] * 3, "actions": [0] * 3}}).encode(), "1 to 2"),
+        ("deck_path", json.dumps(iif.replay() | {"options": {
+            **json.loads(json.dumps(iif.game.options)), "deck": str(deck_file)}}).encode(),
+         "the deck option must be given as data here, not as a file path"),
+        ("deck_missing", json.dumps(iif.replay() | {"options": {
+            "deck": str(tmp_path / "nothing.json")}}).encode(),
+         "the deck option must be given as data here, not as a file path"),
+    ]
+
+
+def test_hostile_replay_files_give_one_clear_error(tmp_path: Path, capsys) -> None:
+    """A replay file may come from anyone: every way it can be malformed is one
+    StateDictError naming the file (the replay command prints it, no traceback)."""
+    from card_envs.cli import main
+
+    for name, data, words in _file_cases(tmp_path):
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(data)
+        with pytest.raises(StateDictError) as e:
+            R.load(path)
+        message = str(e.value)
+        assert message.startswith(f"{path}: ") and words in message, (name, message[:300])
+        assert len(message) < 500, (name, message[:300])
+        capsys.readouterr()
+        assert main(["replay", str(path), "-o", str(tmp_path / f"{name}.html")]) == 2
+        err = capsys.readouterr().err
+        assert err == f"error: {message}\n" and "Traceback" not in err
+        assert not (tmp_path / f"{name}.html").exists()
+
+
+def test_replay_size_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = _good()
+    path = tmp_path / "g.json"
+    R.save(d, path)
+    size = path.stat().st_size
+    monkeypatch.setattr(R, "MAX_BYTES", size - 1)
+    with pytest.raises(StateDictError, match=rf"{size} bytes, more than the {size - 1} allowed"):
+        R.load(path)
+    monkeypatch.setattr(R, "MAX_BYTES", size)
+    assert R.load(path) == json.loads(json.dumps(d))
+    monkeypatch.setattr(R, "MAX_ACTIONS", len(d["actions"]) - 1)
+    with pytest.raises(StateDictError, match=f"more than the {len(d['actions']) - 1} allowed"):
+        R.load(path)
+    with pytest.raises(StateDictError, match="allowed"):  # in memory too
+        R.play_back(d)
+
+
+def test_the_limits_admit_the_longest_real_games() -> None:
+    """The longest games the options allow: Op Glad IJs at 6 seats and max_turned=1000000.
+    Measured on a cut-off game at max_turned=1000, scaled: they fit MAX_ACTIONS, and their
+    file MAX_BYTES, with a margin."""
+    env = make_raw("op_glad_ijs_v0", num_players=6)
+    env.reset(seed=1)
+    _play(env, np.random.default_rng(1))
+    d = env.replay(players=["random"] * 6)
+    assert d["result"]["truncated"]  # the cut-off ended it: 1000 turned cards
+    actions = len(d["actions"]) * 1000  # at max_turned=1000000
+    assert 1.2 * actions < R.MAX_ACTIONS
+    per_action = len(json.dumps(d)) / len(d["actions"])
+    assert 1.2 * R.MAX_ACTIONS * per_action < R.MAX_BYTES

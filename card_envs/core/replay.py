@@ -15,7 +15,7 @@ Format (``format_version`` 1)::
       "start": null,             # ... this full state dict (env.state_dict()): a reset without
                                  #     seed, env.load_state_dict(...) or env.resample(...)
       "actions": [3, 17, ...],   # every applied action, in AEC order
-      "players": ["heuristic", "random"],                     # optional: seat labels
+      "players": ["heuristic", "random"],                     # optional: a label per seat
       "result": {"points": [...], "winners": [...], "truncated": false},  # optional: the end
       "forfeit": {"agents": ["player_1"], "actions": [12]}    # optional: see below
     }
@@ -29,6 +29,14 @@ Errors: a malformed replay, another format version, an unknown env id, a differe
 version, bad options or start state, or a ``result`` that the actions do not give raise
 :class:`~card_envs.core.errors.StateDictError`; an illegal action in ``actions`` raises
 :class:`~card_envs.core.errors.IllegalActionError` naming its index.
+
+A replay file may come from anyone, so :func:`load` reads it with limits: at most
+:data:`MAX_BYTES` (64 MiB) of UTF-8 JSON, no integer longer than 40 digits, no ``NaN``, no key
+twice in an object, nesting at most :data:`MAX_DEPTH` levels, at most :data:`MAX_ACTIONS`
+actions, a seed below 2**64, one label of at most :data:`MAX_LABEL` characters per seat in
+``players``. ``options`` holds only the game's own options (not env arguments such as
+``illegal_action``), and an option that could read a file (If It Fits' ``deck``) must be
+given as data, not as a path.
 """
 
 from __future__ import annotations
@@ -42,7 +50,10 @@ import numpy as np
 
 from card_envs.core import kernels as K
 from card_envs.core import registry
+from card_envs.core.checks import check_nesting, short_repr
 from card_envs.core.errors import IllegalActionError, OptionError, StateDictError
+from card_envs.core.files import read_json, write_text_atomic
+from card_envs.core.game import STATE_MAX_DEPTH, STATE_MAX_ITEMS, check_untrusted_options
 
 if TYPE_CHECKING:
     from card_envs.core.env import CardEnv, CardEnvBase
@@ -52,6 +63,17 @@ FORMAT_VERSION = 1
 REQUIRED = ("format", "format_version", "env_id", "game_version", "options", "seed", "start",
             "actions")
 OPTIONAL = ("players", "result", "forfeit")
+
+#: limits on a replay (a file may come from anyone). The longest games the options allow are
+#: Op Glad IJs' at 6 seats and ``max_turned=1000000``: random play takes about 6.5 actions per
+#: turned card (129,708 actions for ``max_turned=20000``), so about 6.5 million actions, at
+#: about 4.1 bytes each in the file: 27 MB.
+MAX_ACTIONS = 10_000_000
+MAX_BYTES = 64 * 2**20
+#: a replay holds its options and maybe a start state dict (with options again)
+MAX_DEPTH = STATE_MAX_DEPTH + 2
+MAX_ITEMS = MAX_ACTIONS + 3 * STATE_MAX_ITEMS
+MAX_LABEL = 1000
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ReplayStep", "check", "iter_states", "load",
            "play_back", "record", "save"]
@@ -115,66 +137,84 @@ def record(env: CardEnvBase, players: list[str] | None = None) -> dict[str, Any]
 
 def check(d: Any) -> None:
     """Validate a replay dict's form (not yet its actions): :class:`StateDictError` naming
-    the first problem."""
+    the first problem. A replay may come from anyone: its size is bounded (see the limits
+    above) and its options must be the game's own, given as data."""
     if not isinstance(d, Mapping):
         raise StateDictError(f"a replay is a JSON object (dict), got {type(d).__name__}")
+    check_nesting(d, MAX_DEPTH, MAX_ITEMS, "replay")
     if d.get("format") != FORMAT:
-        raise StateDictError(f"not a card-envs replay: format is {d.get('format')!r}, expected "
-                             f"{FORMAT!r}")
+        raise StateDictError(f"not a card-envs replay: format is {short_repr(d.get('format'))}, "
+                             f"expected {FORMAT!r}")
     v = d.get("format_version")
     if not _is_int(v) or v != FORMAT_VERSION:
-        raise StateDictError(f"replay format_version {v!r} is not supported (this card-envs "
-                             f"reads version {FORMAT_VERSION})")
+        raise StateDictError(f"replay format_version {short_repr(v)} is not supported (this "
+                             f"card-envs reads version {FORMAT_VERSION})")
     missing = [k for k in REQUIRED if k not in d]
-    unknown = sorted(map(str, set(d) - set(REQUIRED) - set(OPTIONAL)))
+    unknown = sorted(map(short_repr, set(d) - set(REQUIRED) - set(OPTIONAL)))
     if missing or unknown:
-        raise StateDictError(f"replay: missing key(s) {missing}, unknown key(s) {unknown}; the "
-                             f"keys are {list(REQUIRED)} and optionally {list(OPTIONAL)}")
+        unknown = unknown[:10] + ([f"... ({len(unknown) - 10} more)"] if len(unknown) > 10
+                                  else [])
+        raise StateDictError(f"replay: missing key(s) {missing}, unknown key(s) "
+                             f"[{', '.join(unknown)}]; the keys are {list(REQUIRED)} and "
+                             f"optionally {list(OPTIONAL)}")
     env_id = d["env_id"]
     if not isinstance(env_id, str) or not registry.is_registered(env_id):
-        raise StateDictError(f"replay of unknown env id {env_id!r}; env ids are "
+        raise StateDictError(f"replay of unknown env id {short_repr(env_id)}; env ids are "
                              f"{list(registry.env_ids())}")
-    version = registry.env_class(env_id).game_class.version
+    game_class = registry.env_class(env_id).game_class
+    version = game_class.version
     if d["game_version"] != version:
-        raise StateDictError(f"replay is of {env_id} game version {d['game_version']!r}, this "
-                             f"card-envs has version {version!r}: the actions would not replay")
-    if not isinstance(d["options"], Mapping):
-        raise StateDictError(f"replay options must be an object, got {d['options']!r}")
+        raise StateDictError(f"replay is of {env_id} game version {short_repr(d['game_version'])}"
+                             f", this card-envs has version {version!r}: the actions would not "
+                             "replay")
+    try:
+        check_untrusted_options(game_class, d["options"])
+        n = game_class._validate(d["options"])["num_players"]
+    except OptionError as e:
+        raise StateDictError(f"replay options: {e}") from e
     seed, start = d["seed"], d["start"]
     if (seed is None) == (start is None):
         raise StateDictError("a replay has exactly one of seed (an int) and start (a state "
-                             f"dict); got seed={seed!r} and start "
+                             f"dict); got seed={short_repr(seed)} and start "
                              f"{'null' if start is None else 'set'}")
-    if seed is not None and (not _is_int(seed) or seed < 0):
-        raise StateDictError(f"replay seed must be a non-negative integer, got {seed!r}")
+    if seed is not None and (not _is_int(seed) or not 0 <= seed < 2**64):
+        raise StateDictError(f"replay seed must be a non-negative integer below 2**64, got "
+                             f"{short_repr(seed)}")
     if start is not None and not isinstance(start, Mapping):
         raise StateDictError(f"replay start must be a state dict, got {type(start).__name__}")
     acts = d["actions"]
     if not isinstance(acts, (list, tuple)):
         raise StateDictError(f"replay actions must be a list of ints, got {type(acts).__name__}")
+    if len(acts) > MAX_ACTIONS:
+        raise StateDictError(f"replay has {len(acts)} actions, more than the {MAX_ACTIONS} "
+                             "allowed")
     for k, a in enumerate(acts):
-        if not _is_int(a):
-            raise StateDictError(f"replay action {k} must be an int, got {a!r}")
+        if not _is_int(a) or not -2**31 <= a < 2**31:
+            raise StateDictError(f"replay action {k} must be an int (an action index), got "
+                                 f"{short_repr(a)}")
     players = d.get("players")
-    if players is not None and (not isinstance(players, (list, tuple))
-                                or not all(isinstance(p, str) for p in players)):
-        raise StateDictError(f"replay players must be a list of strings, got {players!r}")
+    if players is not None and (not isinstance(players, (list, tuple)) or len(players) != n
+                                or not all(isinstance(p, str) and len(p) <= MAX_LABEL
+                                           for p in players)):
+        raise StateDictError(f"replay players must be a list of {n} strings (one label per "
+                             f"seat, at most {MAX_LABEL} characters each), got "
+                             f"{short_repr(players)}")
     if "result" in d and "forfeit" in d:
         raise StateDictError("a replay has a result or a forfeit, not both")
     res = d.get("result")
     if res is not None and (not isinstance(res, Mapping)
                             or not {"points", "winners"} <= set(res)):
         raise StateDictError(f"replay result must be an object with points and winners, got "
-                             f"{res!r}")
+                             f"{short_repr(res)}")
     f = d.get("forfeit")
     if f is not None:
         if not isinstance(f, Mapping) or set(f) != {"agents", "actions"} or \
                 not isinstance(f["agents"], list) or not isinstance(f["actions"], list) or \
-                not f["agents"] or len(f["agents"]) != len(f["actions"]) or \
+                not 0 < len(f["agents"]) == len(f["actions"]) <= n or \
                 not all(isinstance(a, str) for a in f["agents"]) or \
-                not all(_is_int(a) for a in f["actions"]):
+                not all(_is_int(a) and -2**31 <= a < 2**31 for a in f["actions"]):
             raise StateDictError("replay forfeit must be {agents: [names], actions: [ints]} "
-                                 f"of equal, non-zero length; got {f!r}")
+                                 f"of equal length, 1 to {n}; got {short_repr(f)}")
 
 
 def _start_env(d: Mapping[str, Any], env_kwargs: dict[str, Any]) -> CardEnv:
@@ -272,17 +312,20 @@ def play_back(d: Mapping[str, Any], **env_kwargs: Any) -> CardEnv:
 
 
 def save(d: Mapping[str, Any], path: str | Path) -> None:
-    """Write a replay as JSON (one top-level key per line), after :func:`check`."""
+    """Write a replay as JSON (one top-level key per line), after :func:`check`; the file
+    appears whole or not at all."""
     check(d)
     body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in d.items())
-    Path(path).write_text("{\n" + body + "\n}\n", encoding="utf-8")
+    write_text_atomic(path, "{\n" + body + "\n}\n")
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Read and :func:`check` a replay file (:class:`StateDictError` if it is not one)."""
+    """Read and :func:`check` a replay file: :class:`StateDictError` naming the file if it
+    is not one (larger than :data:`MAX_BYTES`, not UTF-8, not JSON, out of bounds, ...);
+    ``OSError`` if it cannot be read."""
+    d = read_json(path, MAX_BYTES, "replay")
     try:
-        d = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise StateDictError(f"{path}: not a JSON replay: {e}") from e
-    check(d)
+        check(d)
+    except StateDictError as e:
+        raise StateDictError(f"{path}: {e}") from e.__cause__
     return d
