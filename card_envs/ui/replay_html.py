@@ -6,6 +6,9 @@ the game: first / previous / next / last buttons, the arrow keys (Home / End too
 the move list (``action_to_str`` of each move; click one to jump there), a view selector (all
 cards, or what one seat saw) and the points at the end.
 
+The page's Content-Security-Policy (a ``<meta>`` tag, :mod:`card_envs.ui.csp`) lets only its
+own script run and loads nothing from the network.
+
 Size: identical pictures are stored once, each picture as a list of indices into a table of
 its distinct SVG elements (consecutive pictures share most of theirs), and the data is
 gzipped and base64-encoded into the page, unpacked by the browser's ``DecompressionStream``.
@@ -24,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from card_envs.core.draw import theme as get_theme
+from card_envs.core.files import write_text_atomic
+from card_envs.ui.csp import meta_tag
 from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import play_back_envs, result_of
 
@@ -112,18 +117,20 @@ def render_html(data: dict[str, Any]) -> str:
                                               "highlight", "card_edge")}
     title = f"{data['game']} replay" + (f" (seed {data['seed']})"
                                         if data.get("seed") is not None else "")
-    return _HTML % {"title": title, "css": css, "js": _JS, "data": packed}
+    return _HTML % {"title": title, "css": css, "js": _JS, "data": packed,
+                    "csp": meta_tag(_JS)}
 
 
 def write_html(replay: dict[str, Any], path: str | Path, theme: str = "light",
                seat_views_up_to: int = SEAT_VIEWS_UP_TO) -> dict[str, Any]:
     """Write the replay page to ``path``; returns ``{steps, views, pictures, bytes,
     seconds}`` (a bad replay raises ``StateDictError`` / ``IllegalActionError`` and writes
-    nothing)."""
+    nothing; the page is written to a temporary file that replaces ``path`` once complete,
+    so a failure never leaves half a page)."""
     t = time.perf_counter()
     data = build_data(replay, theme, seat_views_up_to)
     html = render_html(data)
-    Path(path).write_text(html, encoding="utf-8")
+    write_text_atomic(path, html)
     return {"steps": len(data["moves"]), "views": [v["key"] for v in data["views"]],
             "pictures": len(data["svgs"]), "bytes": len(html.encode("utf-8")),
             "seconds": time.perf_counter() - t}
@@ -247,6 +254,7 @@ start().catch((e) => { $("where").textContent = "cannot open this replay: " + e;
 
 _HTML = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+%(csp)s
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>%(title)s</title>
 <style>%(css)s</style></head>

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 import urllib.request
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +173,81 @@ def test_play_command_serves_the_page_on_localhost() -> None:
                           "--no-browser"], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip().startswith("error: unknown game")
+
+
+class _Page(HTMLParser):
+    """The ``<head>``'s CSP meta tag and the text of every ``<script>`` with its type."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.csp: list[str] = []
+        self.scripts: list[tuple[str | None, str]] = []
+        self.in_head = False
+        self._script: str | None = None
+        self._type: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "head":
+            self.in_head = True
+        elif tag == "meta" and (a.get("http-equiv") or "").lower() == \
+                "content-security-policy":
+            assert self.in_head, "the CSP meta tag must be in the <head>"
+            self.csp.append(a["content"] or "")
+        elif tag == "script":
+            self._script, self._type = "", a.get("type")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "head":
+            self.in_head = False
+        elif tag == "script" and self._script is not None:
+            self.scripts.append((self._type, self._script))
+            self._script = None
+
+    def handle_data(self, data: str) -> None:
+        if self._script is not None:
+            self._script += data
+
+
+def test_replay_page_content_security_policy(tmp_path: Path) -> None:
+    """The page's one executable script is allowed by its SHA-256 in the CSP meta tag, and the
+    policy allows nothing else: no other source, no network."""
+    path = tmp_path / "p.html"
+    write_html(short_replay("isflak"), path)
+    page = _Page()
+    page.feed(path.read_text())
+    assert len(page.csp) == 1
+    directives = {d.split()[0]: d.split()[1:] for d in page.csp[0].split(";") if d.strip()}
+    assert directives["default-src"] == ["'none'"] and directives["connect-src"] == ["'none'"]
+    assert directives["base-uri"] == ["'none'"] and directives["form-action"] == ["'none'"]
+    runs = [text for kind, text in page.scripts if kind in (None, "", "text/javascript",
+                                                            "module")]
+    assert len(runs) == 1 and "DecompressionStream" in runs[0]
+    digest = base64.b64encode(hashlib.sha256(runs[0].encode("utf-8")).digest()).decode()
+    assert directives["script-src"] == [f"'sha256-{digest}'"]
+    assert [kind for kind, _ in page.scripts] == ["application/octet-stream", None]
+
+
+def test_write_html_never_leaves_half_a_page(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page is written to a temporary file that replaces the target once complete: a
+    failure while writing keeps the old file (or none) and leaves no temporary file."""
+    rep = short_replay("slide")
+    path = tmp_path / "game.html"
+    info = write_html(rep, path)
+    good = path.read_bytes()
+    assert len(good) == info["bytes"] and sorted(tmp_path.iterdir()) == [path]
+    import card_envs.ui.replay_html as page_module
+
+    real = page_module.render_html
+    # half-way through the text, writing fails (a lone surrogate cannot be encoded)
+    monkeypatch.setattr(page_module, "render_html", lambda data: real(data) + "\ud800")
+    for target in (path, tmp_path / "new.html"):
+        with pytest.raises(UnicodeEncodeError):
+            write_html(rep, target)
+    assert path.read_bytes() == good and sorted(tmp_path.iterdir()) == [path]
+    monkeypatch.setattr(page_module, "render_html", real)
+    monkeypatch.setattr(os, "replace", lambda *a: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        write_html(rep, tmp_path / "other.html")
+    assert sorted(tmp_path.iterdir()) == [path]
