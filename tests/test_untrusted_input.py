@@ -175,3 +175,15 @@ def test_a_state_dict_cannot_make_the_loader_read_a_file(tmp_path: Path) -> None
             env.load_state_dict({**d, "options": {**d["options"], "deck": path}})
         assert isinstance(e.value.__cause__, OptionError)
         assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_huge_option_values_give_short_messages(env_id: str) -> None:
+    """Every option of every game refuses a huge value with a short message (the values may
+    come from a state dict or a replay file)."""
+    for name in env_class(env_id).game_class.option_specs():
+        for value in ("x" * 10**6, 10**5000, [[0] * 10**5]):
+            with pytest.raises(OptionError) as e:
+                card_envs.make_raw(env_id, **{name: value})
+            assert name in str(e.value) or "deck" in str(e.value)
+            assert len(str(e.value)) < 400, (name, str(e.value)[:400])

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError
 from card_envs.flipology.layout import KIND_NAMES, MAXC
 
@@ -34,17 +35,18 @@ def validate_deck(deck: Any) -> dict[str, Any]:
     for g in deck["cards"]:
         if not isinstance(g, Mapping) or set(g) != {"kind", "points"}:
             raise OptionError(f"flipology_v0: deck entry must have exactly 'kind' and "
-                              f"'points', got {g!r}")
+                              f"'points', got {short_repr(g)}")
         kind, pts = g["kind"], g["points"]
         if not isinstance(kind, str) or kind not in KIND_NAMES:
-            raise OptionError(f"flipology_v0: unknown card kind {kind!r}; kinds: "
+            raise OptionError(f"flipology_v0: unknown card kind {short_repr(kind)}; kinds: "
                               f"{list(KIND_NAMES)}")
         if not isinstance(pts, list) or not pts:
-            raise OptionError(f"flipology_v0: points of {kind!r} must be a non-empty list")
+            raise OptionError(f"flipology_v0: points of {short_repr(kind)} must be a non-empty "
+                              "list")
         for v in pts:
             if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_POINTS:
                 raise OptionError(f"flipology_v0: points must be ints 0-{MAX_POINTS}, "
-                                  f"got {v!r} for {kind!r}")
+                                  f"got {short_repr(v)} for {short_repr(kind)}")
         if kind == "null" and any(pts):
             raise OptionError("flipology_v0: null cards score 0")
         total += len(pts)

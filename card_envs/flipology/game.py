@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError
 from card_envs.core.game import Game, Option, bool_option
 from card_envs.flipology import layout as L
@@ -20,7 +21,8 @@ from card_envs.flipology.layout import OBS_CLIP, SINGLES, VARIANTS, obs_size
 
 def _variant(v: Any, opts: Mapping[str, Any]) -> str:
     if not isinstance(v, str) or v not in VARIANTS:
-        raise OptionError(f"flipology_v0: variant must be one of {list(VARIANTS)}, got {v!r}")
+        raise OptionError(f"flipology_v0: variant must be one of {list(VARIANTS)}, "
+                          f"got {short_repr(v)}")
     if v == "great_tree" and opts["num_players"] > 4:
         raise OptionError(f"flipology_v0: the Great Tree is for 2-4 players (num_players), "
                           f"got {opts['num_players']}")
@@ -29,7 +31,7 @@ def _variant(v: Any, opts: Mapping[str, Any]) -> str:
 
 def _max_games(v: Any, _: Mapping[str, Any]) -> int:
     if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= v <= 100:
-        raise OptionError(f"flipology_v0: max_games must be an int in 1..100, got {v!r}")
+        raise OptionError(f"flipology_v0: max_games must be an int in 1..100, got {short_repr(v)}")
     return int(v)
 
 

@@ -100,7 +100,8 @@ def validate(deck: Any) -> dict[str, Any]:
         try:
             deck = json.loads(Path(deck).read_text())
         except (OSError, ValueError) as e:
-            raise OptionError(f"if_it_fits deck: cannot read {short_repr(deck)}: {e}") from e
+            why = e.strerror if isinstance(e, OSError) and e.strerror else short_repr(str(e))
+            raise OptionError(f"if_it_fits deck: cannot read {short_repr(deck)}: {why}") from e
     if not isinstance(deck, Mapping):
         raise OptionError("if_it_fits deck must be a dict or a JSON file path, "
                           f"got {short_repr(deck)}")

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import StateDictError
 from card_envs.isflak.layout import CFG_PTS, CFG_SIZE, DECK, K_ACE, K_FACE, K_NUMBER, RANKS, SUITS
 
@@ -33,5 +34,5 @@ def extend_config(cfg: np.ndarray, ace: int, face: int, number: int) -> np.ndarr
 def card_id(code: Any) -> int:
     """The card id of a code such as ``"AS"``; ``StateDictError`` for anything else."""
     if not isinstance(code, str) or code not in CARD_IDS:
-        raise StateDictError(f"unknown card code {code!r} (e.g. 'AS', '10H', 'KD')")
+        raise StateDictError(f"unknown card code {short_repr(code)} (e.g. 'AS', '10H', 'KD')")
     return CARD_IDS[code]

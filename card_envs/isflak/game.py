@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option
 from card_envs.isflak import layout as L
@@ -42,7 +43,8 @@ def _check_penguins(v: Any, opts: Mapping[str, Any]) -> int:
     if not SD.is_int(v) or not 1 <= int(v) <= L.MAX_SLOTS // n:  # int(): no numpy overflow
         raise OptionError(f"isflak_v0: penguins_per_player must be an integer >= 1 with "
                           f"num_players x penguins <= {L.MAX_SLOTS} (here <= "
-                          f"{L.MAX_SLOTS // n}), or None for the table default, got {v!r}")
+                          f"{L.MAX_SLOTS // n}), or None for the table default, "
+                          f"got {short_repr(v)}")
     return int(v)
 
 
@@ -56,11 +58,11 @@ def _check_points(v: Any, _: Mapping[str, Any]) -> dict[str, int]:
         vals = list(v)
     else:
         raise OptionError(f"isflak_v0: card_points must be a dict {{'ace': a, 'face': f, "
-                          f"'number': m}} or a 3-sequence (a, f, m), got {v!r}")
+                          f"'number': m}} or a 3-sequence (a, f, m), got {short_repr(v)}")
     for x in vals:
         if not SD.is_int(x) or not 0 <= x <= MAX_CARD_POINTS:
             raise OptionError(f"isflak_v0: card_points values must be integers in "
-                              f"0..{MAX_CARD_POINTS}, got {x!r}")
+                              f"0..{MAX_CARD_POINTS}, got {short_repr(x)}")
     return {k: int(x) for k, x in zip(POINT_KINDS, vals)}
 
 

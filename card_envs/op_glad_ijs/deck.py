@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError
 from card_envs.op_glad_ijs.layout import (
     KIND_ANIMALS,
@@ -42,20 +43,20 @@ DATA = Path(__file__).with_name("data") / "deck.json"
 def parse_code(code: str) -> tuple[int, int, int]:
     """``(kind, animal bitmask, habitat bitmask)`` of a card code; ``ValueError`` if bad."""
     if not isinstance(code, str):
-        raise ValueError(f"card code must be a string, got {code!r}")
+        raise ValueError(f"card code must be a string, got {short_repr(code)}")
     if code.startswith("animals:"):
         parts = code[len("animals:"):].split("+")
         if len(parts) != 2 or parts[0] == parts[1] or not set(parts) <= set(ANIMALS):
-            raise ValueError(f"bad 2-animals code {code!r}")
+            raise ValueError(f"bad 2-animals code {short_repr(code)}")
         return KIND_ANIMALS, sum(1 << ANIMALS.index(p) for p in parts), 0
     if code.startswith("habitats:"):
         parts = code[len("habitats:"):].split("+")
         if len(parts) != 2 or parts[0] == parts[1] or not set(parts) <= set(HABITATS):
-            raise ValueError(f"bad 2-habitats code {code!r}")
+            raise ValueError(f"bad 2-habitats code {short_repr(code)}")
         return KIND_HABITATS, 0, sum(1 << HABITATS.index(p) for p in parts)
     parts = code.split("/")
     if len(parts) != 2 or parts[0] not in ANIMALS or parts[1] not in HABITATS:
-        raise ValueError(f"bad card code {code!r}: expected 'animal/habitat', "
+        raise ValueError(f"bad card code {short_repr(code)}: expected 'animal/habitat', "
                          f"'animals:a+b' or 'habitats:h+k'")
     a, h = ANIMALS.index(parts[0]), HABITATS.index(parts[1])
     return (KIND_RIGHT if a == h else KIND_NORMAL), 1 << a, 1 << h
@@ -69,20 +70,21 @@ def validate_deck(cards: Any) -> list[dict[str, Any]]:
     out, seen = [], set()
     for e in cards:
         if not isinstance(e, dict) or set(e) != {"code", "count", "set"}:
-            raise ValueError(f"deck entry must have exactly code, count, set: {e!r}")
+            raise ValueError(f"deck entry must have exactly code, count, set: {short_repr(e)}")
         code, count, kset = e["code"], e["count"], e["set"]
         kind, _, _ = parse_code(code)
         if code in seen:
-            raise ValueError(f"card type {code!r} listed twice")
+            raise ValueError(f"card type {short_repr(code)} listed twice")
         seen.add(code)
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 9:
-            raise ValueError(f"{code}: count must be an int 1..9, got {count!r}")
+            raise ValueError(f"{code}: count must be an int 1..9, got {short_repr(count)}")
         if not isinstance(kset, str) or kset not in SETS:
-            raise ValueError(f"{code}: set must be one of {SETS}, got {kset!r}")
+            raise ValueError(f"{code}: set must be one of {SETS}, got {short_repr(kset)}")
         if kind == KIND_ANIMALS and kset != "two_animals" or \
                 kind == KIND_HABITATS and kset != "two_habitats" or \
                 kind in (KIND_NORMAL, KIND_RIGHT) and kset != "base":
-            raise ValueError(f"{code}: a {KIND_NAMES[kind]} card cannot be in set {kset!r}")
+            raise ValueError(f"{code}: a {KIND_NAMES[kind]} card cannot be in set "
+                             f"{short_repr(kset)}")
         out.append({"code": code, "count": count, "set": kset})
     if len(out) > MAX_TYPES or sum(e["count"] for e in out) > MAX_CARDS:
         raise ValueError(f"a deck has at most {MAX_TYPES} types and {MAX_CARDS} cards")

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError
 from card_envs.core.game import Game, Option, bool_option
 from card_envs.core.kernels import CUR, DONE
@@ -23,7 +24,8 @@ from card_envs.op_glad_ijs import statedict as SD
 
 def _max_turned(v: Any, _: Mapping[str, Any]) -> int:
     if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 1 <= v <= 10**6:
-        raise OptionError(f"op_glad_ijs_v0: max_turned must be an int in 1..1000000, got {v!r}")
+        raise OptionError("op_glad_ijs_v0: max_turned must be an int in 1..1000000, "
+                          f"got {short_repr(v)}")
     return int(v)
 
 
