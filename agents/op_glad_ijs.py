@@ -16,11 +16,12 @@ though a correct target exists (a slower player), e.g.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from agents.params import Param, check_params
 from agents.search import SearchAgent, rand_below
 from card_envs.core.jit import njit
 from card_envs.op_glad_ijs.game import OpGladIJsGame
@@ -48,13 +49,15 @@ class OpGladIJsHeuristicAgent(Agent):
     """Best correct slap by the spec's priority classes; passes otherwise (never faults)."""
 
     name = "heuristic"
+    params: ClassVar[dict[str, Param]] = {
+        "miss_rate": Param("float", 0, 1, "share of windows in which it does not slap",
+                           optional=False)}
 
     def __init__(self, env_id: str = "op_glad_ijs_v0", seed: int | None = None,
                  miss_rate: float = 0.0, **options: Any) -> None:
+        miss_rate = check_params(type(self), {"miss_rate": miss_rate})["miss_rate"]
         super().__init__(env_id, seed, **options)
-        if not 0.0 <= miss_rate <= 1.0:
-            raise ValueError(f"miss_rate must be in [0, 1], got {miss_rate!r}")
-        self.miss_rate = float(miss_rate)
+        self.miss_rate = miss_rate
         known = OpGladIJsGame.option_specs()
         game = OpGladIJsGame(**{k: v for k, v in options.items() if k in known})
         self.T = T = game.T

@@ -15,11 +15,12 @@ how it was trained (command, seed, minutes, evaluation).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from agents.params import Param, check_params
 from card_envs.core.registry import env_class
 
 BASELINES = Path(__file__).resolve().parent / "data" / "ppo"
@@ -43,9 +44,17 @@ class PPOAgent(Agent):
     ``self.rng``: torch's global RNG is never touched)."""
 
     name = "ppo"
+    params: ClassVar[dict[str, Param]] = {
+        "path": Param("str", doc="a model .zip saved by MaskablePPO.save (default: the "
+                      "pretrained baseline)", file=True),
+        "deterministic": Param("bool", doc="greedy (True) or sampled moves", optional=False),
+        "model": Param("object", doc="a loaded MaskablePPO model", spec=False),
+    }
 
     def __init__(self, env_id: str, seed: int | None = None, path: str | None = None,
                  deterministic: bool = True, model: Any = None, **options: Any) -> None:
+        p = check_params(type(self), {"path": path, "deterministic": deterministic})
+        path, deterministic = p["path"], p["deterministic"]
         super().__init__(env_id, seed, **options)
         known = env_class(env_id).game_class.option_specs()
         game = env_class(env_id).game_class(**{k: v for k, v in options.items() if k in known})

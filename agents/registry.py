@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
 from agents.base import Agent
+from agents.params import check_params, class_params
+from card_envs.core.checks import short_repr as _short
+from card_envs.core.errors import OptionError
 from card_envs.core.manifest import load
 from card_envs.core.registry import env_ids, is_registered, manifest, manifests
 
@@ -63,20 +67,34 @@ def agent_class(name: str, env_id: str) -> type[Agent]:
                      f"{agent_names(env_id)}")
 
 
-def _literal(text: str) -> Any:
+MAX_SPEC = 1000  # characters of an agent spec
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _literal(text: str, spec: str) -> Any:
+    """A spec value: a Python literal number, bool, None or quoted text, else the text."""
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text  # plain text (a path, a name; 'nan' stays text and is refused as a number)
+    if not isinstance(value, _SCALARS):
+        raise OptionError(f"agent spec {_short(spec)}: parameter values are numbers, "
+                          f"True/False/None or text, got {type(value).__name__} {_short(text)}")
+    return value
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"mcts:ms=50,c=0.7"`` -> ``("mcts", {"ms": 50, "c": 0.7})``; a bare first value is
     a path (``"ppo:run/model.zip"`` -> ``("ppo", {"path": "run/model.zip"})``, likewise
-    ``"rllib:runs/slide_rllib/final"``); ``ValueError``
-    if a later parameter is not ``key=value``."""
+    ``"rllib:runs/slide_rllib/final"``). :class:`OptionError` (a ``ValueError``) for a spec
+    that is not a string of at most ``MAX_SPEC`` characters, a parameter that is not
+    ``key=value`` with ``key`` a name, a repeated key, or a value that is not a number, bool,
+    None or text. Values are not range-checked here: :func:`check_spec` does that."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+        raise OptionError(f"an agent spec is a non-empty string, got {_short(spec)}")
+    if len(spec) > MAX_SPEC or "\x00" in spec:
+        raise OptionError(f"an agent spec has at most {MAX_SPEC} characters and no NUL, got "
+                          f"{len(spec)} characters")
     name, _, rest = spec.strip().partition(":")
     params: dict[str, Any] = {}
     for k, part in enumerate(filter(None, (p.strip() for p in rest.split(",")))):
@@ -84,15 +102,55 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             params["path"] = part
             continue
         key, eq, value = part.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(f"agent spec {spec!r}: parameters are key=value, got {part!r}")
-        params[key.strip()] = _literal(value.strip())
+        key = key.strip()
+        if not eq or not key.isidentifier():
+            raise OptionError(f"agent spec {_short(spec)}: parameters are key=value with a "
+                              f"name as key, got {_short(part)}")
+        if key in params:
+            raise OptionError(f"agent spec {_short(spec)}: parameter {key!r} given twice")
+        params[key] = _literal(value.strip(), spec)
     return name.strip().lower(), params
+
+
+def check_spec(spec: str, env_id: str, limits: Mapping[str, float] | None = None,
+               allow_files: bool = True) -> tuple[type[Agent], str, dict[str, Any]]:
+    """Parse and check an agent spec for ``env_id`` without building the agent (nothing is
+    loaded, nothing is compiled): ``(class, name, parameters)`` with the parameters checked
+    against the class's declared kinds and ranges (:mod:`agents.params`). This is the one
+    validator of the CLI, the arena, the play server and the results-file loader.
+
+    ``limits``: tighter maxima for budget parameters (``{"ms": 2000, ...}``), as a server
+    sets them; ``allow_files=False`` refuses parameters that name a file to load
+    (``ppo:path``, ``rllib:path``) with one message whatever the path (it is never looked
+    at). Raises :class:`OptionError` (a ``ValueError``) naming the problem."""
+    name, params = parse_spec(spec)
+    try:
+        cls = agent_class(name, env_id)
+    except ValueError as e:
+        raise OptionError(str(e)) from None
+    checked = check_params(cls, params, who=f"agent {name!r}", from_spec=True)
+    declared = class_params(cls)
+    if not allow_files:
+        files = sorted(k for k in checked if declared[k].file and checked[k] is not None)
+        if files:
+            raise OptionError(f"agent {name!r}: {files} would name a file to load, which is "
+                              "not allowed here")
+    for key, cap in (limits or {}).items():
+        value = checked.get(key)
+        if key in declared and declared[key].budget and value is not None and value > cap:
+            raise OptionError(f"agent {name!r}: {key} is capped at {cap:g} here, got {value:g}")
+    return cls, name, checked
 
 
 def agent_parameters(cls: type[Agent]) -> list[str]:
     """The parameters an agent class takes besides ``env_id``, ``seed`` and game options
-    (the named parameters of every ``__init__`` along its class hierarchy)."""
+    (its declared ``params``, :mod:`agents.params`)."""
+    return list(class_params(cls))
+
+
+def init_parameters(cls: type[Agent]) -> list[str]:
+    """The named parameters of every ``__init__`` along ``cls``'s hierarchy besides
+    ``env_id`` and ``seed`` (each must be declared in ``params``: a test checks it)."""
     names: list[str] = []
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
@@ -109,17 +167,12 @@ def make_agent(spec: str, env_id: str, seed: int | None = None, **game_options: 
     """Build the agent of ``spec`` (``"random"``, ``"heuristic"``, ``"mcts:ms=50"``...) for
     ``env_id`` with the game's options. Spec parameters go to the agent's constructor; an
     unknown one is a ``ValueError`` naming the parameters the agent takes (a typo such as
-    ``mcts:iteration=5`` never silently runs the default)."""
+    ``mcts:iteration=5`` never silently runs the default), and every value is checked
+    against the parameter's kind and range (:func:`check_spec`) before anything is built."""
     if env_id not in env_ids():
         raise ValueError(f"unknown env id {env_id!r}; registered: {list(env_ids())}")
-    name, params = parse_spec(spec)
+    cls, name, params = check_spec(spec, env_id)
     clash = set(params) & set(game_options)
     if clash:
-        raise ValueError(f"agent spec {spec!r} repeats game option(s) {sorted(clash)}")
-    cls = agent_class(name, env_id)
-    valid = agent_parameters(cls)
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise ValueError(f"agent spec {spec!r}: unknown parameter(s) {unknown} for {name!r}; "
-                         f"its parameters are {valid}")
+        raise OptionError(f"agent spec {_short(spec)} repeats game option(s) {sorted(clash)}")
     return cls(env_id, seed=seed, **game_options, **params)

@@ -14,11 +14,12 @@ masked here again, so only a legal action is ever returned.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from agents.params import Param, check_params
 from card_envs.core.registry import env_class
 
 _EXTRA = "the rllib agent needs the rllib extra: pip install 'card-envs[rllib]'"
@@ -52,10 +53,20 @@ class RLlibAgent(Agent):
     its masked distribution with the agent's own seeded RNG, ``self.rng``)."""
 
     name = "rllib"
+    params: ClassVar[dict[str, Param]] = {
+        "path": Param("str", doc="an RLlib checkpoint folder", file=True),
+        "module": Param("str", doc="the RLModule id in the checkpoint (default main)",
+                        optional=False),
+        "deterministic": Param("bool", doc="greedy (True) or sampled moves", optional=False),
+        "rl_module": Param("object", doc="a loaded RLModule", spec=False),
+    }
 
     def __init__(self, env_id: str, seed: int | None = None, path: str | None = None,
                  module: str = "main", deterministic: bool = True, rl_module: Any = None,
                  **options: Any) -> None:
+        p = check_params(type(self), {"path": path, "module": module,
+                                      "deterministic": deterministic})
+        path, module, deterministic = p["path"], p["module"], p["deterministic"]
         super().__init__(env_id, seed, **options)
         if rl_module is None:
             if not path:

@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import Agent, legal_actions
+from agents.params import Param, check_params
 from card_envs.core import kernels as K
 from card_envs.core.engine import Engine
 from card_envs.core.jit import cache_dir, njit
@@ -59,6 +60,9 @@ from card_envs.core.registry import env_class
 # tree node fields (columns of the int32 node table)
 ACT, PAR, MOVER, CHILD, SIB, VISITS, AVAIL = range(7)
 NODE_FIELDS = 7
+MAX_ITERATIONS = 10**7  # per move: a tree of 28 bytes a node, 0.4 GB at most
+MAX_NODES = 2**24  # tree capacity with ms (0.7 GB)
+MAX_MS = 600_000.0  # ten minutes a move
 
 
 @njit(cache=True, inline="always")
@@ -191,6 +195,8 @@ def search_template(dets, cfg, root, it0, iters, c, model_others, points_weight,
                         bestv = v
                         best = ch
                 ch = tree[ch, SIB]
+            if best < 0:  # no finite value (cannot happen with checked parameters): roll out
+                break
             if _step(work, cfg, tree[best, ACT], rew) & K.ST_REWARD:
                 rsum[:n] += rew[:n]
             path[plen] = best
@@ -245,7 +251,7 @@ from {rules} import step as _step
 from {policy_module} import {policy_name} as _policy
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 {source}"""
 
 _SEARCH: dict[tuple[type, Any], Callable[..., None]] = {}
@@ -284,9 +290,23 @@ def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None
 
 
 class SearchAgent(Agent):
-    """MCTS / IS-MCTS for any registered game (module docstring). Parameters: ``iterations``
-    (per move, default 1000) or ``ms`` (time per move), ``c`` (0.7), ``determinizations`` (64),
-    ``points_weight`` (0.0), ``max_nodes`` (tree capacity with ``ms``; 2**17)."""
+    """MCTS / IS-MCTS for any registered game (module docstring). Parameters (``OptionError``
+    outside these ranges, NaN and infinities included):
+
+    ==================  ===================  =============================================
+    ``iterations``      int, 1..10**7        per move (default 1000 unless ``ms`` is given)
+    ``ms``              number, 1..600000    milliseconds per move
+    ``c``               number, 0..100       exploration constant (0.7)
+    ``determinizations`` int, 1..4096        states drawn per move (64)
+    ``points_weight``   number, 0..100       weight of the points margin (game default)
+    ``widening``        number, 0..1000      progressive widening (game default; 0: none)
+    ``horizon``         int, -1..10**6       rollout steps (game default; -1: to the end)
+    ``anchor``          number, 0..1000      anchor on the rollout policy (game default)
+    ``max_nodes``       int, 2..2**24        tree capacity with ``ms`` (2**17)
+    ==================  ===================  =============================================
+
+    The compiled search releases the GIL, so other Python threads (a server's other games)
+    run while it thinks."""
 
     name = "mcts"
     needs_state = True
@@ -308,27 +328,42 @@ class SearchAgent(Agent):
     #: beats it by more than ``anchor / sqrt(min visits)`` (0: plain most-visited move)
     default_anchor: ClassVar[float] = 0.0
 
+    #: the parameters (checked before anything is built; ranges in the class docstring)
+    params: ClassVar[dict[str, Param]] = {
+        "iterations": Param("int", 1, MAX_ITERATIONS, "iterations per move (default 1000 "
+                            "unless ms is given)", budget=True),
+        "ms": Param("float", 1, MAX_MS, "milliseconds per move", budget=True),
+        "c": Param("float", 0, 100, "exploration constant (default 0.7)", optional=False),
+        "determinizations": Param("int", 1, 4096, "states drawn per move (default 64)",
+                                  optional=False, budget=True),
+        "points_weight": Param("float", 0, 100, "weight of the points margin in a value"),
+        "widening": Param("float", 0, 1000, "progressive widening (0: none)"),
+        "horizon": Param("int", -1, 10**6, "rollout steps (-1: to the end)"),
+        "anchor": Param("float", 0, 1000, "anchor on the rollout policy's move (0: none)"),
+        "max_nodes": Param("int", 2, MAX_NODES, "tree capacity with ms (default 2**17)",
+                           optional=False, budget=True),
+    }
+
     def __init__(self, env_id: str, seed: int | None = None, iterations: int | None = None,
                  ms: float | None = None, c: float = 0.7, determinizations: int = 64,
                  points_weight: float | None = None, widening: float | None = None,
                  horizon: int | None = None, anchor: float | None = None,
                  max_nodes: int = 2**17, **options: Any) -> None:
+        p = check_params(type(self), {
+            "iterations": iterations, "ms": ms, "c": c, "determinizations": determinizations,
+            "points_weight": points_weight, "widening": widening, "horizon": horizon,
+            "anchor": anchor, "max_nodes": max_nodes})
         super().__init__(env_id, seed, **options)
+        iterations, ms = p["iterations"], p["ms"]
         if iterations is None and ms is None:
             iterations = 1000
-        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
-            raise ValueError(f"iterations must be a positive int, got {iterations!r}")
-        if ms is not None and not (isinstance(ms, (int, float)) and ms > 0):
-            raise ValueError(f"ms must be a positive number, got {ms!r}")
-        if not (isinstance(determinizations, int) and determinizations >= 1):
-            raise ValueError(f"determinizations must be a positive int, got "
-                             f"{determinizations!r}")
-        self.iterations, self.ms, self.c = iterations, ms, float(c)
-        self.points_weight = float(self.default_points_weight if points_weight is None
-                                   else points_weight)
-        self.widening = float(self.default_widening if widening is None else widening)
-        self.horizon = int(self.default_horizon if horizon is None else horizon)
-        self.anchor = float(self.default_anchor if anchor is None else anchor)
+        self.iterations, self.ms, self.c = iterations, ms, p["c"]
+        self.points_weight = float(self.default_points_weight if p["points_weight"] is None
+                                   else p["points_weight"])
+        self.widening = float(self.default_widening if p["widening"] is None else p["widening"])
+        self.horizon = int(self.default_horizon if p["horizon"] is None else p["horizon"])
+        self.anchor = float(self.default_anchor if p["anchor"] is None else p["anchor"])
+        max_nodes, determinizations = p["max_nodes"], p["determinizations"]
         self.engine = eng = Engine(env_id, **self._game_options(env_id, options))
         g = eng.game
         self.determinizations = 1 if g.perfect_information else int(determinizations)
