@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from card_envs.arena.schema import check_result
 from card_envs.arena.stats import AgentStats, HeadToHead, Rating
+from card_envs.core.files import read_json, write_text_atomic
 from card_envs.core.registry import env_class, is_registered
 
 __all__ = ["JSON_FORMAT", "ArenaResult"]
 
 JSON_FORMAT = "card-envs-arena/2"
+MAX_FILE = 1 << 30  # bytes of a results file
 
 
 def _jsonable(x: Any) -> Any:
@@ -51,6 +55,9 @@ class ArenaResult:
     matrix: HeadToHead | None = None
     ratings: list[Rating] = field(default_factory=list)
     workers: int = 1
+    #: read from a file (:meth:`from_json`): :func:`rerun` then loads no model file it names
+    #: unless told to
+    from_file: bool = field(default=False, compare=False, repr=False)
 
     def __getitem__(self, label: str) -> AgentStats:
         for s in self.stats:
@@ -81,8 +88,13 @@ class ArenaResult:
         if any(s is None for s in self.agent_specs) or not self.agent_specs:
             raise ValueError("this run used agent instances, which a result cannot rebuild; "
                              "rerun it with agent specs")
-        return {"env_id": self.env_id, "agents": list(self.agent_specs), "games": self.games,
-                "num_players": self.num_players, "seed": self.seed, **self.game_options}
+        reserved = {"env_id", "agents", "games", "num_players", "seed", "progress", "workers",
+                    "backend", "address", "replays"} & set(self.game_options)
+        if reserved:  # from_json refuses these; a result built by hand could hold them
+            raise ValueError(f"game_options {sorted(reserved)} are run settings, not game "
+                             "options")
+        return {**self.game_options, "env_id": self.env_id, "agents": list(self.agent_specs),
+                "games": self.games, "num_players": self.num_players, "seed": self.seed}
 
     def untimed_log(self) -> list[dict[str, Any]]:
         """The per-game log without the wall-clock ``think_ms``: what two runs of the same
@@ -157,10 +169,11 @@ class ArenaResult:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ArenaResult:
-        """Rebuild a result from :meth:`to_json` output (e.g. after ``json.load``)."""
-        if d.get("format") != JSON_FORMAT:
-            raise ValueError(f"not an arena result of format {JSON_FORMAT!r} "
-                             f"(format {d.get('format')!r})")
+        """Rebuild a result from :meth:`to_json` output (e.g. after ``json.load``), checked
+        first against the schema (:mod:`card_envs.arena.schema`: keys, types, ranges, the
+        game's options, agent specs parsed as on the command line):
+        :class:`~card_envs.core.errors.StateDictError` naming the first bad field."""
+        check_result(d)
         return cls(
             env_id=d["env_id"], num_players=d["num_players"], games=d["games"], seed=d["seed"],
             options=dict(d["options"]), stats=[AgentStats.from_json(s) for s in d["agents"]],
@@ -169,16 +182,17 @@ class ArenaResult:
             agent_specs=list(d["agent_specs"]), game_options=dict(d["game_options"]),
             lineups=[list(x) for x in d["lineups"]],
             matrix=None if d["matrix"] is None else HeadToHead.from_json(d["matrix"]),
-            ratings=[Rating.from_json(r) for r in d["ratings"]], workers=d["workers"])
+            ratings=[Rating.from_json(r) for r in d["ratings"]], workers=d["workers"],
+            from_file=True)
 
-    def save(self, path: str) -> None:
-        """Write :meth:`to_json` to ``path``."""
-        with open(path, "w") as f:
-            json.dump(self.to_json(), f, indent=1)
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_json` to ``path`` (whole or not at all: a temporary file renamed)."""
+        write_text_atomic(path, json.dumps(self.to_json(), indent=1))
 
     @classmethod
-    def load(cls, path: str) -> ArenaResult:
-        """Read a result written by :meth:`save` (or ``card-envs arena --json``)."""
-        with open(path) as f:
-            return cls.from_json(json.load(f))
+    def load(cls, path: str | Path) -> ArenaResult:
+        """Read a result written by :meth:`save` (or ``card-envs arena --json``):
+        :class:`~card_envs.core.errors.StateDictError` if it is not one (not UTF-8 JSON,
+        over ``MAX_FILE`` bytes, or off the schema), ``OSError`` if it cannot be read."""
+        return cls.from_json(read_json(path, MAX_FILE, "arena result"))
 

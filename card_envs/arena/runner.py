@@ -21,6 +21,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from card_envs.arena.results import ArenaResult
 from card_envs.arena.stats import aggregate, finish_ranks
+from card_envs.core.errors import OptionError
 from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
 
 __all__ = ["deal_seed", "rerun", "run_arena"]
@@ -325,10 +326,26 @@ def _run_parallel(tasks: list[dict[str, Any]], workers: int, bar: Any,
 
 
 def rerun(result: ArenaResult, workers: int = 1, progress: bool = False,
-          backend: str = "local", address: str | None = None) -> ArenaResult:
+          backend: str = "local", address: str | None = None,
+          replays: str | Path | None = None, allow_model_files: bool = False) -> ArenaResult:
     """Play the run recorded in ``result`` (or in its JSON, via
     :meth:`ArenaResult.from_json`) again: the same games (``untimed_log()`` equal: only the
     ``think_ms`` wall-clock times differ) unless the code, the versions or a time-budgeted
-    agent (``mcts:ms=...``) changed."""
-    return run_arena(**result.run_args, workers=workers, progress=progress, backend=backend,
-                     address=address)
+    agent (``mcts:ms=...``) changed.
+
+    The run's settings come from the result (checked against the schema when it was read);
+    where replays go is the caller's choice (``replays``), never the file's. A result read
+    from a file that names model files (``ppo:PATH``, ``rllib:PATH``) is refused unless
+    ``allow_model_files=True``: loading a model runs code stored in it (pickle), so only load
+    files you trust."""
+    from card_envs.arena.schema import model_files
+
+    args = result.run_args
+    if result.from_file and not allow_model_files:
+        files = model_files(args["agents"], args["env_id"])
+        if files:
+            raise OptionError(f"this result names model files {files}; loading a model runs "
+                              "code stored in it (pickle): pass allow_model_files=True if you "
+                              "trust them")
+    return run_arena(**args, workers=workers, progress=progress, backend=backend,
+                     address=address, replays=replays)
