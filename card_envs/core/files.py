@@ -41,23 +41,13 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-def read_json(path: str | Path, max_bytes: int, what: str,
-              error: type[Exception] = StateDictError) -> Any:
-    """The JSON value in the file ``path``, read with bounds: ``error`` naming ``path`` if
-    the file is larger than ``max_bytes`` (refused before it is read whole), not UTF-8, not
-    JSON, nested deeper than the parser can go, or holds an integer of more than
+def parse_json(raw: bytes, what: str, error: type[Exception] = StateDictError,
+               where: str = "") -> Any:
+    """The JSON value of ``raw`` (UTF-8 bytes), parsed with bounds: ``error`` if it is not
+    UTF-8, not JSON, nested deeper than the parser can go, or holds an integer of more than
     :data:`MAX_INT_DIGITS` digits, ``NaN`` / ``Infinity`` or a key twice in one object.
-    ``what`` names the kind of file (``"replay"``). A missing or unreadable file raises
-    ``OSError``. The value is not otherwise checked: bound its nesting and size with
-    :func:`card_envs.core.checks.check_nesting`."""
-    cannot = f"{path}: cannot read this {what}:"
-    with Path(path).open("rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size > max_bytes:
-            raise error(f"{cannot} {size} bytes, more than the {max_bytes} allowed")
-        raw = f.read(max_bytes + 1)  # a pipe or a device reports no size
-    if len(raw) > max_bytes:
-        raise error(f"{cannot} more than the {max_bytes} bytes allowed")
+    ``what`` names the kind of data (``"replay"``), ``where`` starts the message (a path)."""
+    cannot = f"{where}cannot read this {what}:"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -66,11 +56,29 @@ def read_json(path: str | Path, max_bytes: int, what: str,
         return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant,
                           object_pairs_hook=_pairs)
     except json.JSONDecodeError as e:
-        raise error(f"{path}: not a JSON {what}: {e}") from None
+        raise error(f"{where}not a JSON {what}: {e}") from None
     except _Refused as e:
         raise error(f"{cannot} it holds {e}") from None
     except RecursionError:
         raise error(f"{cannot} JSON nested too deeply") from None
+
+
+def read_json(path: str | Path, max_bytes: int, what: str,
+              error: type[Exception] = StateDictError) -> Any:
+    """The JSON value in the file ``path``, read with bounds: ``error`` naming ``path`` if
+    the file is larger than ``max_bytes`` (refused before it is read whole) or is refused by
+    :func:`parse_json`. ``what`` names the kind of file (``"replay"``). A missing or
+    unreadable file raises ``OSError``. The value is not otherwise checked: bound its nesting
+    and size with :func:`card_envs.core.checks.check_nesting`."""
+    cannot = f"{path}: cannot read this {what}:"
+    with Path(path).open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise error(f"{cannot} {size} bytes, more than the {max_bytes} allowed")
+        raw = f.read(max_bytes + 1)  # a pipe or a device reports no size
+    if len(raw) > max_bytes:
+        raise error(f"{cannot} more than the {max_bytes} bytes allowed")
+    return parse_json(raw, what, error, where=f"{path}: ")
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from card_envs.core.draw import theme
 
-__all__ = ["play_page"]
+__all__ = ["PAGE_SCRIPT", "play_page"]
 
 _CSS = """
 :root { --bg: %(background)s; --fg: %(text)s; --muted: %(muted)s; --panel: %(panel)s;
@@ -210,6 +210,10 @@ async function start() {
   $("f-seat").value = d.seat;
   $("f-seed").value = d.seed === null ? "" : d.seed;
   $("f-theme").value = d.theme;
+  const caps = Object.entries(S.cfg.limits).map(([k, v]) => k + " \u2264 " + v).join(", ");
+  $("vs-help").textContent = "e.g. random, heuristic, mcts:ms=200" +
+    (S.cfg.models.length ? "; models: " + S.cfg.models.join(", ") : "") +
+    (caps ? " (per move: " + caps + ")" : "");
   $("new-game").addEventListener("click", (ev) => { ev.preventDefault(); newGame(); });
   const m = /g=([A-Za-z0-9_-]+)/.exec(location.hash);
   if (m) {
@@ -238,6 +242,7 @@ _HTML = """<!DOCTYPE html>
 <label>game <select id="f-game"></select></label>
 <label>players <input id="f-players" type="number" min="2" max="8"></label>
 <label>opponents (agent specs) <input id="f-vs" type="text"></label>
+<p id="vs-help" class="muted"></p>
 <label>your seat <input id="f-seat" type="number" min="0" max="7"></label>
 <label>seed (empty: random) <input id="f-seed" type="number" min="0"></label>
 <label>theme <select id="f-theme"><option>light</option><option>dark</option></select></label>
@@ -248,6 +253,10 @@ _HTML = """<!DOCTYPE html>
 <script>%(js)s</script>
 </body></html>
 """
+
+
+#: the page's one inline script (the server's Content-Security-Policy allows it by hash)
+PAGE_SCRIPT = _JS
 
 
 def play_page(theme_name: str = "light") -> str:

@@ -57,6 +57,28 @@ def browser() -> Iterator[Any]:
             ctx.close()
 
 
+def _csp_watch(page: Any) -> list[str]:
+    """Collect the console's Content-Security-Policy violations of ``page``."""
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if "Content Security Policy" in m.text
+            else None)
+    return seen
+
+
+INJECT = """() => { const s = document.createElement("script");
+  s.textContent = "window.__injected = 1"; document.body.appendChild(s);
+  return window.__injected === undefined; }"""
+
+
+def _injected_script_is_blocked(page: Any, violations: list[str]) -> None:
+    """The page's own script ran (the test drove it) without a CSP violation; a script
+    injected into the page does not run, and the browser reports why."""
+    assert violations == [], violations
+    assert page.evaluate(INJECT) is True
+    page.wait_for_timeout(200)
+    assert any("script-src" in v for v in violations), violations
+
+
 def _wait_settled(page: Any) -> str:
     page.wait_for_selector("body[data-state=your-turn], body[data-state=over]")
     return page.get_attribute("body", "data-state")
@@ -69,6 +91,7 @@ def test_play_a_whole_game_by_clicking(browser: Any, game: str) -> None:
     with running_server(defaults={**SHORT[game], "seed": 21}) as (base, _):
         page = browser.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
+        violations = _csp_watch(page)
         page.goto(base + "/")
         clicks = 0
         while _wait_settled(page) == "your-turn":
@@ -78,7 +101,7 @@ def test_play_a_whole_game_by_clicking(browser: Any, game: str) -> None:
             _, view = http("GET", f"{base}/api/games/{gid}")
             assert shown == [m["action"] for m in view["legal"]]  # only legal moves
             page.locator("#moves button.move").nth(rng.randrange(len(shown))).click()
-            page.wait_for_function(f"Number(document.body.dataset.turn) > {turn}")
+            page.wait_for_function(f"() => Number(document.body.dataset.turn) > {turn}")
             clicks += 1
         assert clicks > 0 and errors == []
         assert page.text_content("#status") == "Game over"
@@ -91,9 +114,10 @@ def test_play_a_whole_game_by_clicking(browser: Any, game: str) -> None:
         assert status == 200 and len(rep["actions"]) == turn
         old = page.evaluate("S.view.id")
         page.click("#new-game")  # a new game of the same settings
-        page.wait_for_function(f"S.view && S.view.id !== {old!r} && "
+        page.wait_for_function(f"() => S.view && S.view.id !== {old!r} && "
                                "document.body.dataset.state !== 'busy'")
         assert int(page.get_attribute("body", "data-turn")) < turn
+        _injected_script_is_blocked(page, violations)
         page.close()
 
 
@@ -104,6 +128,7 @@ def test_step_through_a_replay_file(browser: Any, tmp_path: Path) -> None:
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    violations = _csp_watch(page)
     page.goto(path.as_uri())
     page.wait_for_selector("body[data-state=ready]")
     last = len(rep["actions"])
@@ -138,4 +163,5 @@ def test_step_through_a_replay_file(browser: Any, tmp_path: Path) -> None:
     page.click("#first")
     assert step() == 0 and page.locator("#moves li.current").count() == 0
     assert errors == []
+    _injected_script_is_blocked(page, violations)
     page.close()
