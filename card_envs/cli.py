@@ -41,8 +41,10 @@ from typing import Any
 
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
 from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
+from card_envs.core.checks import check_nesting, short_repr
 from card_envs.core.draw import THEMES
 from card_envs.core.errors import CardEnvError
+from card_envs.core.files import write_text_atomic
 from card_envs.core.registry import env_ids, resolve_env_id
 from card_envs.ui.record import load_replay, record_game, save_replay
 from card_envs.ui.replay_html import write_html
@@ -64,16 +66,51 @@ def default_workers() -> int:
 
 
 def _option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` of ``--option``: the value as JSON when it is JSON, else as text."""
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise argparse.ArgumentTypeError(f"options are key=value, got {text!r}")
+        raise argparse.ArgumentTypeError(f"options are key=value, got {short_repr(text)}")
     python_words = {"True": True, "False": False, "None": None}
     if value in python_words:
         return key, python_words[value]
     try:
-        return key, json.loads(value)
+        parsed = json.loads(value)
     except json.JSONDecodeError:
         return key, value
+    except (ValueError, RecursionError) as e:  # 4301+ digit integers, deep nesting
+        raise argparse.ArgumentTypeError(f"option {key}: {short_repr(str(e), 120)}") from None
+    check_nesting(parsed, 12, 100_000, f"option {key}", argparse.ArgumentTypeError)
+    return key, parsed
+
+
+def _output_file(path: str | None, flag: str) -> None:
+    """Check before a long run that ``path`` can be written (``ValueError`` naming ``flag``):
+    not a folder, in an existing folder that this user may write to."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{flag} {path}: is a folder, not a file")
+    parent = p.parent
+    if not parent.is_dir():
+        raise ValueError(f"{flag} {path}: the folder {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise ValueError(f"{flag} {path}: not writable")
+
+
+def _output_folder(path: str | None, flag: str) -> None:
+    """Check before a long run that the folder ``path`` exists or can be made, and can be
+    written to (``ValueError`` naming ``flag``)."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{flag} {path}: is a file, not a folder")
+    first = p
+    while not first.exists() and first != first.parent:
+        first = first.parent
+    if not first.is_dir() or not os.access(first, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {path}: cannot write in {str(first)!r}")
 
 
 def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
@@ -122,6 +159,9 @@ def run_arena_command(args: argparse.Namespace) -> int:
             raise ValueError("set the number of seats with --players, not -o num_players=...")
         if not names:
             raise ValueError("--agents is empty")
+        _output_file(args.json, "--json")  # before the run, not after it
+        _output_folder(args.plot, "--plot")
+        _output_folder(args.replays, "--replays")
         games = list(env_ids()) if args.game == "all" else [resolve_env_id(args.game)]
         for env_id in games:
             print(f"arena: {env_id}, {args.players} players, {args.games} games per lineup, "
@@ -147,8 +187,11 @@ def run_arena_command(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         data = results[0].to_json() if len(results) == 1 else [r.to_json() for r in results]
-        with open(args.json, "w") as f:
-            json.dump(data, f, indent=1)
+        try:
+            write_text_atomic(args.json, json.dumps(data, indent=1))
+        except OSError as e:
+            print(f"error: --json {args.json}: {e}", file=sys.stderr)
+            return 2
         print(f"wrote {args.json}")
     return 0
 
@@ -180,6 +223,7 @@ def run_record_command(args: argparse.Namespace) -> int:
         options = dict(args.option)
         if "num_players" in options:
             raise ValueError("set the number of seats with --players")
+        _output_file(args.out, "--out")
         t = time.perf_counter()
         d = record_game(resolve_env_id(args.game), seats, seed=args.seed, num_players=n,
                         **options)
@@ -210,11 +254,12 @@ def run_replay_command(args: argparse.Namespace) -> int:
     """Run ``card-envs replay``: the replay as one HTML file."""
     out = args.out or str(Path(args.replay).with_suffix(".html"))
     try:
+        _output_file(out, "--out")
         d = load_replay(args.replay)
         kw = {} if args.seat_views is None else {"seat_views_up_to": args.seat_views}
         t = time.perf_counter()
         info = write_html(d, out, theme=args.theme, **kw)
-    except (CardEnvError, OSError) as e:
+    except (CardEnvError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"wrote {out}: {info['steps']} steps, views {', '.join(info['views'])}, "
@@ -230,15 +275,33 @@ def add_play_arguments(ap: argparse.ArgumentParser) -> None:
                     help="the other seats' agent specs, comma separated, repeated to fill the "
                          "table (default heuristic)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    ap.add_argument("--seed", type=int, default=None, help="the deal (default random)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="the deal of the page's first game (default: unguessable, 64 bits)")
     ap.add_argument("--option", type=_option, action="append", default=[],
                     metavar="KEY=VALUE", help="extra game option, e.g. --option max_turned=20")
+    ap.add_argument("--model", type=_model, action="append", default=[], metavar="NAME=SPEC",
+                    help="a trained model the page may choose as an opponent by NAME, e.g. "
+                         "--model mine=ppo:runs/slide/final.zip (repeatable); the browser "
+                         "never names a file itself")
     ap.add_argument("--host", default="127.0.0.1",
                     help="address to bind (default 127.0.0.1: this machine only)")
     ap.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
     ap.add_argument("--theme", choices=sorted(THEMES), default="light",
                     help="colours (default light)")
     ap.add_argument("--no-browser", action="store_true", help="print the URL, open nothing")
+
+
+def _model(text: str) -> tuple[str, str]:
+    """``NAME=SPEC`` of ``--model`` (``SPEC``: ``ppo:PATH``, ``rllib:PATH`` or a ``.zip``
+    path, read as ``ppo:PATH``)."""
+    name, sep, spec = text.partition("=")
+    if not sep or not name.strip() or not spec.strip():
+        raise argparse.ArgumentTypeError(f"--model is NAME=SPEC (e.g. mine=ppo:model.zip), "
+                                         f"got {short_repr(text)}")
+    spec = spec.strip()
+    if ":" not in spec.split("/")[0] and spec.endswith(".zip"):
+        spec = f"ppo:{spec}"
+    return name.strip(), spec
 
 
 def run_play_command(args: argparse.Namespace) -> int:
@@ -255,14 +318,19 @@ def run_play_command(args: argparse.Namespace) -> int:
                 "seat": args.seat, "seed": args.seed, "options": dict(args.option),
                 "theme": args.theme}
     try:
+        models = dict(args.model)
+        if len(models) != len(args.model):
+            raise ValueError("--model: a name given twice")
         defaults["game"] = resolve_env_id(args.game)
-        new_session(dict(defaults, seed=0 if args.seed is None else args.seed))  # check now
+        app = create_app(defaults, models=models)  # checks the models and the defaults
+        new_session(dict(defaults, seed=0 if args.seed is None else args.seed),
+                    app.state.policy)  # the first game, built once now
         local = args.host in ("127.0.0.1", "localhost", "::1")
         if not local:
             print(f"warning: binding {args.host}: anyone who can reach this address can play "
                   "on this server (it has no login)", file=sys.stderr)
         hosts = ["127.0.0.1", "localhost", "[::1]"] if local else None
-        app = create_app(defaults, allowed_hosts=hosts)
+        app = create_app(defaults, allowed_hosts=hosts, models=models)
         family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
