@@ -1,4 +1,5 @@
-"""Fuzzing the door for user data: state dicts, decks and options of every game and variant.
+"""Fuzzing the doors for user data: state dicts, decks and options of every game and variant,
+agent specs and arena results files.
 
 Mutation strategies (hypothesis, driven through ``draw``) start from valid data -- state dicts
 of random positions (random play from random seeds, finished games included, sometimes an
@@ -19,6 +20,14 @@ The pass functions state the contract:
   bounded step count);
 * a deck / option set is either rejected with :class:`OptionError` at env creation, or
   accepted, and then whole random games run with ``check_state`` holding along the way.
+
+* an agent spec (random names, parameter names and values: each parameter's range ends and
+  one past them, NaN, infinities, huge integers, unicode, nested brackets, paths) is either
+  refused by ``check_spec`` with a short :class:`OptionError`, or accepted within the caps a
+  server sets, and then the agent is built and plays a legal move (compiled search included);
+* a real results file, mutated, is either refused by ``ArenaResult.from_json`` with a precise
+  :class:`StateDictError`, or accepted, and then its run settings are game options only and a
+  small run reruns with every replay inside the folder the caller named.
 
 ``transplant_sweep`` is the systematic complement of the random mutations: each top-level
 field of a position replaced by the same field of another position (of the same phase or
@@ -271,9 +280,178 @@ def options_example(case: Case, draw: Draw, games: int = OPTION_GAMES) -> str:
     return "accepted"
 
 
+# --- agent specs ----------------------------------------------------------------------------------
+#: caps for accepted specs (as a server sets them), so that accepted agents play a move quickly
+SPEC_LIMITS = {"ms": 20, "iterations": 300, "max_nodes": 2**12, "determinizations": 8}
+SPEC_NAMES = ("mcts", "ismcts", "search", "heuristic", "random", "ppo", "rllib", " MCTS ",
+              "mcts2", "", "\u00fc", "mcts\x00", "heuristic:")
+SPEC_WORDS = ("nan", "NaN", "inf", "-inf", "1e999", "-1e999", "1e-999", "0", "-0.0", "1",
+              "-1", "2", "0.5", "True", "False", "None", "'x'", "\"\"", "''", "10**9",
+              "0x10", "1_000", "1j", "b'x'", "[1]", "(1, 2)", "{1: 2}", "{1}", "[" * 300,
+              "(" * 50 + ")" * 50, "9" * 5000, str(2**63), str(-(2**63)), str(2**64),
+              "\u00e9\u00e9", "\U0001f600", "/etc/passwd", "../model.zip", "=", "a=b")
+BUDGETS = ("iterations", "ms", "max_nodes", "determinizations")
+
+
+def spec_text(draw: Draw) -> str:
+    """A random agent spec: a name (real, near-real or odd), then parameters whose names are
+    declared ones or typos, whose values are each parameter's range ends and one past them,
+    NaN, infinities, huge integers, unicode, nested brackets, paths..."""
+    from agents.params import class_params
+    from agents.search import SearchAgent
+
+    declared = class_params(SearchAgent)
+    good = draw(st.integers(0, 9)) < 6  # mostly well-formed: accepted ones reach the kernels
+    name = draw(st.sampled_from(("mcts", "ismcts", "search", "random", "heuristic") if good
+                                else SPEC_NAMES))
+    parts = []
+    if draw(st.integers(0, 9)) == 0:  # a bare first value: a path
+        parts.append(draw(st.sampled_from(("model.zip", "/etc/passwd", "x" * 2000, "\u00e9"))))
+    for _ in range(draw(st.integers(0, 4))):
+        keys = tuple(declared) if good else (*declared, "miss_rate", "path", "deterministic",
+                                              "module", "model", "iteration", "C", "1x", "",
+                                              "k\u00e9")
+        key = draw(st.sampled_from(keys))
+        p = declared.get(key)
+        if p is not None and p.kind in ("int", "float") and (good or draw(st.booleans())):
+            lo, hi = p.lo, min(p.hi, SPEC_LIMITS.get(key, p.hi))
+            ends = (lo, hi) if good else (lo, hi, lo - 1, hi + 1)
+            if p.kind == "int":
+                value = draw(st.one_of(st.sampled_from(ends), st.integers(int(lo), int(hi))))
+            else:
+                value = draw(st.one_of(st.sampled_from(ends), st.floats(lo, hi)))
+            value = repr(value)
+        else:
+            value = draw(st.sampled_from(SPEC_WORDS))
+        parts.append(f"{key}={value}")
+    sep = draw(st.sampled_from((",", ",", ";", "+", ", ")))
+    return name + (":" + sep.join(parts) if parts or draw(st.booleans()) else "")
+
+
+def spec_example(case: Case, draw: Draw) -> str:
+    """One fuzz example: a random spec is refused by ``check_spec`` with an ``OptionError``
+    (a short message), or accepted within :data:`SPEC_LIMITS`, built, and plays a legal move
+    from a random position (compiled search included: under ``--boundscheck`` an
+    out-of-bounds access fails the example)."""
+    from agents.registry import check_spec, make_agent
+    from card_envs.ui.specs import split_agents
+
+    text = spec_text(draw)
+    specs = split_agents(text) or [text]
+    _log(f"spec {text!r}")
+    out = "rejected"
+    for spec in specs:
+        try:
+            cls, name, params = check_spec(spec, case.env_id, limits=SPEC_LIMITS,
+                                           allow_files=False)
+        except OptionError as e:
+            assert 0 < len(str(e)) < 2500, f"an error message of {len(str(e))} characters"
+            continue
+        assert all(params.get(k) is None or params[k] <= SPEC_LIMITS[k] for k in BUDGETS
+                   if k in params)
+        if name in ("ppo", "rllib"):  # trained agents load torch models: checked only
+            out = "accepted"
+            continue
+        if "iterations" not in params and "ms" not in params and name not in ("random",
+                                                                                "heuristic"):
+            spec += ",iterations=50"  # the default budget (1000) is slow under boundscheck
+        env = _env(case, "src")
+        seed = draw(st.integers(0, 2**20))
+        env.reset(seed=seed)
+        play_steps(env, random.Random(seed), draw(st.integers(0, 40)))
+        if env.state_array[K.DONE]:
+            env.reset(seed=seed)
+        try:
+            agent = make_agent(spec, case.env_id, seed=seed, **env.game.options)
+        except OptionError as e:  # e.g. a heuristic without the parameter in this game
+            assert 0 < len(str(e)) < 2500
+            continue
+        action = agent.act_env(env)
+        assert action in env.legal_actions(), (spec, action)
+        out = "accepted"
+    return out
+
+
+# --- results files -------------------------------------------------------------------------------
+_RESULTS: dict[str, dict[str, Any]] = {}
+
+
+def result_base(case: Case) -> dict[str, Any]:
+    """A real results dict of a tiny run of ``case`` (cached): 2 games, random vs the pool."""
+    from card_envs.arena import run_arena
+
+    if case.id not in _RESULTS:
+        env = _env(case, "src")
+        pool = ["random", "heuristic" if card_envs.manifest(case.env_id).heuristic else "random",
+                "mcts:iterations=5"]
+        res = run_arena(case.env_id, pool[:env.game.num_players + 1], env.game.num_players,
+                        progress=False, **{k: v for k, v in case.options.items()
+                                          if k != "num_players"},
+                        num_players=env.game.num_players)
+        _RESULTS[case.id] = json.loads(json.dumps(res.to_json()))
+    return copy.deepcopy(_RESULTS[case.id])
+
+
+def result_values(base: dict[str, Any]) -> dict[str, list]:
+    """Plausible (right type, maybe wrong) values of a results file's top-level keys."""
+    return {
+        "env_id": ["slide_v0", "isflak_v0", "../x", "", "SLIDE_V0"],
+        "num_players": [0, 1, 2, 3, 8, 9, 2**63],
+        "games": [0, 1, 2, 4, 10**7, 10**7 + 1, -1],
+        "seed": [0, -1, 2**63, 2**64 - 1, 2**64],
+        "workers": [0, 1, 2, 4096, 4097],
+        "agent_specs": [["random"], ["mcts:c=nan", "random"], ["ppo:/etc/passwd"],
+                        ["random", None], ["mcts:iterations=10**9"], [], ["grandmaster"]],
+        "game_options": [{}, {"agents": ["random"]}, {"replays": "/tmp"}, {"num_players": 2},
+                         {"start_player": "random"}, {"deck": "/etc/passwd"},
+                         {"reward_mode": "points"}, {"max_turned": 3}],
+        "options": [base["options"], {}, {"deck": "/etc/passwd"}],
+        "__donor__": [base],
+    }
+
+
+def results_example(case: Case, draw: Draw) -> str:
+    """One fuzz example: a real results dict, mutated, is refused by ``from_json`` with a
+    precise, short ``StateDictError``, or accepted; then it reruns (small runs only) with
+    every replay inside the folder the caller named."""
+    import tempfile
+
+    from card_envs.arena import ArenaResult, rerun
+
+    base = result_base(case)
+    bad, log = mutate(draw, base, result_values(base))
+    _log(f"results mutations: {log}")
+    given_dict = repr(bad)
+    try:
+        res = ArenaResult.from_json(bad)
+    except StateDictError as e:
+        check_precise(e)
+        assert len(str(e)) < 2500, f"an error message of {len(str(e))} characters"
+        return "rejected"
+    finally:
+        assert repr(bad) == given_dict, "from_json changed the dict it was given"
+    args = res.run_args
+    assert set(args) - {"env_id", "agents", "games", "num_players", "seed"} <= \
+        set(card_envs.env_class(res.env_id).game_class.option_specs())
+    if res.games * max(1, len(res.lineups)) <= 8 and res.games <= 8:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "replays")
+            try:
+                again = rerun(res, replays=out)
+            except OptionError as e:  # model files named by the file: refused
+                assert "allow_model_files" in str(e)
+                return "accepted"
+            assert again.total_games == res.games * len(again.lineups)
+            for root, _, files in os.walk(tmp):
+                assert not files or os.path.commonpath([root, out]) == out
+    return "accepted"
+
+
 # --- hypothesis drivers --------------------------------------------------------------------------
 KINDS: dict[str, Callable[[Case, Draw], str]] = {"state": state_dict_example,
-                                                  "options": options_example}
+                                                  "options": options_example,
+                                                  "spec": spec_example,
+                                                  "results": results_example}
 
 
 def fuzz_test(case: Case, kind: str, examples: int, counts: Counter | None = None,
@@ -359,6 +537,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--examples", type=int, default=100, help="state-dict examples per case")
     ap.add_argument("--option-examples", type=int, default=None,
                     help="deck/option examples per case (default: --examples)")
+    ap.add_argument("--spec-examples", type=int, default=0,
+                    help="agent-spec examples per case (each accepted one plays a move)")
+    ap.add_argument("--results-examples", type=int, default=0,
+                    help="results-file examples per case (small accepted runs are rerun)")
     ap.add_argument("--pairs", type=int, default=0,
                     help="transplant sweep: position pairs per phase and case (0: skip)")
     ap.add_argument("--cases", default="", help="only cases whose id contains this")
@@ -376,7 +558,7 @@ def main(argv: list[str] | None = None) -> int:
         for line in prove_boundscheck():
             print(line, flush=True)
     width = max(len(c.id) for c in cases)
-    kinds = ("state", "options", "transplant")
+    kinds = ("state", "options", "spec", "results", "transplant")
     print(f"{'case':{width}}  " + "  ".join(f"{k + ' acc':>14} {'rej':>5}" for k in kinds) +
           "   time")
     totals: dict[str, Counter] = {k: Counter() for k in kinds}
@@ -387,7 +569,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.boundscheck:
                 random_play_pass(case, args.games)
                 vector_pass(case, args.vector_envs, args.vector_steps)
-            for kind, n in (("state", args.examples), ("options", n_opt)):
+            for kind, n in (("state", args.examples), ("options", n_opt),
+                            ("spec", args.spec_examples), ("results", args.results_examples)):
                 if n:
                     fuzz_test(case, kind, n, counts[kind], cli=True)()
             if args.pairs:

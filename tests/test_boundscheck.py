@@ -1,5 +1,6 @@
-"""Random play, the batched engine and the fuzz passes of every game and variant with numba's
-bounds checks on (``NUMBA_BOUNDSCHECK=1``): no kernel may index out of bounds.
+"""Random play, the batched engine and the fuzz passes of every game and variant (state dicts,
+options, agent specs whose accepted agents search, results files) with numba's bounds checks
+on (``NUMBA_BOUNDSCHECK=1``): no kernel may index out of bounds.
 
 numba's on-disk cache does not know about that flag (cached machine code compiled without the
 checks would be loaded as is), so the pass runs in a subprocess with its own, empty
@@ -47,7 +48,8 @@ def run_bounds_checked(tmp_path: Path, *args: str, timeout: int) -> str:
 def test_bounds_checked_passes(tmp_path: Path) -> None:
     """Every case once: random games, 300 batched steps, a few fuzz examples."""
     run_bounds_checked(tmp_path, "--examples", "6", "--option-examples", "4", "--games", "1",
-                       "--vector-envs", "4", "--vector-steps", "300", "--pairs", "1", timeout=900)
+                       "--vector-envs", "4", "--vector-steps", "300", "--pairs", "1",
+                       "--spec-examples", "12", "--results-examples", "3", timeout=900)
 
 
 @pytest.mark.stress
@@ -55,4 +57,4 @@ def test_bounds_checked_passes_stress(tmp_path: Path) -> None:
     """10x the examples and transplant pairs, more games and batched steps."""
     run_bounds_checked(tmp_path, "--examples", "60", "--option-examples", "40", "--games", "5",
                        "--vector-envs", "100", "--vector-steps", "2000", "--pairs", "10",
-                       timeout=3600)
+                       "--spec-examples", "120", "--results-examples", "30", timeout=3600)

@@ -4,8 +4,11 @@
 For every game and variant of the kit: mutated state dicts are rejected with a precise
 ``StateDictError`` (env unchanged) or accepted and playable to the end; every top-level field
 transplanted from another position is too; mutated decks and options are rejected with
-``OptionError`` or play whole games with ``check_state`` holding. Then one regression example
-per bug the fuzzing found. The ``stress`` twins run the fuzz passes at 10x the example counts.
+``OptionError`` or play whole games with ``check_state`` holding; random agent specs are
+refused with ``OptionError`` or build an agent that plays a legal move; mutated results files
+are refused with a precise ``StateDictError`` or rerun within the caller's folder. Then one
+regression example per bug the fuzzing found. The ``stress`` twins run the fuzz passes at 10x
+the example counts.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ first_cases = pytest.mark.parametrize("case", list(FIRST.values()), ids=FIRST_ID
 CI_STATE = 60  # mutated state dicts per case
 CI_OPTIONS = 30  # mutated option sets (decks included) per case
 CI_PAIRS = 2  # transplant pairs per phase and case
+CI_SPECS = 30  # agent specs per case (the accepted ones play a move)
+CI_RESULTS = 12  # mutated results files per game
 STRESS = 10  # the stress twins: 10x
 
 
@@ -50,6 +55,28 @@ def test_fuzz_decks_and_options(case: Case) -> None:
 @cases
 def test_fields_transplanted_from_other_positions(case: Case) -> None:
     fuzz.transplant_sweep(case, CI_PAIRS, seed=0)
+
+
+@cases
+def test_fuzz_agent_specs(case: Case) -> None:
+    fuzz.fuzz_test(case, "spec", CI_SPECS)()
+
+
+@first_cases
+def test_fuzz_results_files(case: Case) -> None:
+    fuzz.fuzz_test(case, "results", CI_RESULTS)()
+
+
+@pytest.mark.stress
+@cases
+def test_fuzz_agent_specs_stress(case: Case) -> None:
+    fuzz.fuzz_test(case, "spec", STRESS * CI_SPECS)()
+
+
+@pytest.mark.stress
+@cases
+def test_fuzz_results_files_stress(case: Case) -> None:
+    fuzz.fuzz_test(case, "results", STRESS * CI_RESULTS)()
 
 
 @pytest.mark.stress
