@@ -10,14 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.arena.schema import check_result
+from card_envs.arena.schema import JSON_FORMAT, check_result
 from card_envs.arena.stats import AgentStats, HeadToHead, Rating
 from card_envs.core.files import read_json, write_text_atomic
 from card_envs.core.registry import env_class, is_registered
 
 __all__ = ["JSON_FORMAT", "ArenaResult"]
 
-JSON_FORMAT = "card-envs-arena/2"
 MAX_FILE = 1 << 30  # bytes of a results file
 
 

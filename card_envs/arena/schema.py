@@ -22,8 +22,9 @@ from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import check_untrusted_options
 from card_envs.core.registry import env_class, env_ids, is_registered
 
-__all__ = ["MAX_GAMES", "check_result", "model_files"]
+__all__ = ["JSON_FORMAT", "MAX_GAMES", "check_result", "model_files"]
 
+JSON_FORMAT = "card-envs-arena/2"  # the "format" of a results file
 MAX_GAMES = 10**7  # games per lineup
 MAX_SEED = 2**64 - 1
 MAX_DEPTH = 16  # the deepest real file: log -> game -> list (options: a deck, 5 levels)
@@ -106,8 +107,6 @@ def _options(x: Any, env_id: str, what: str, full: bool) -> dict[str, Any]:
 def check_result(d: Any) -> None:
     """Check a results dict (``json.load`` of a results file) against the schema:
     :class:`StateDictError` naming the first problem."""
-    from card_envs.arena.results import JSON_FORMAT
-
     if not isinstance(d, Mapping):
         raise _bad("the file", "a JSON object", d)
     if d.get("format") != JSON_FORMAT:
