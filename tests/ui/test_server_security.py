@@ -1,7 +1,7 @@
-"""The play server against a hostile client, over HTTP on 127.0.0.1 (Starlette's TestClient
-for single requests, a real uvicorn for what needs sockets and threads): agent specs checked
-and capped before anything runs, no file named by the browser, bodies bounded before they are
-read, 4xx (never 500) for malformed input, unguessable deals, security headers."""
+"""The play server against a hostile client, over HTTP on 127.0.0.1 (a real uvicorn started
+and stopped by the tests): agent specs checked and capped before anything runs, no file named
+by the browser, bodies bounded before they are read, 4xx (never 500) for malformed input,
+unguessable deals, security headers."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ import re
 import socket
 import threading
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
 
 import agents.ppo
 from agents import make_agent
@@ -28,12 +31,58 @@ from ui_helpers import SHORT, http, running_server
 SLIDE = SHORT["slide"]
 
 
+class Answer:
+    """One HTTP answer: ``status_code``, ``headers`` (lower-case names), ``text``, ``json()``."""
+
+    def __init__(self, status: int, headers: Any, body: bytes) -> None:
+        self.status_code = status
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self.text = body.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
+class Client:
+    """A stdlib HTTP client of one server on 127.0.0.1 (``app``: its Starlette app)."""
+
+    def __init__(self, base: str, app: Any) -> None:
+        self.base, self.app = base, app
+
+    def request(self, method: str, path: str, body: Any = None, content: bytes | None = None,
+                ctype: str = "application/json") -> Answer:
+        data = content if content is not None else \
+            (None if body is None else json.dumps(body).encode())
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", ctype)
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return Answer(r.status, r.headers, r.read())
+        except urllib.error.HTTPError as e:
+            return Answer(e.code, e.headers, e.read())
+
+    def get(self, path: str) -> Answer:
+        return self.request("GET", path)
+
+    def post(self, path: str, json: Any = None, content: bytes | None = None) -> Answer:
+        return self.request("POST", path, json, content)
+
+
 @pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(), raise_server_exceptions=False)
+def client() -> Iterator[Client]:
+    with running_server() as (base, app):
+        yield Client(base, app)
 
 
-def create(client: TestClient, **body: Any) -> Any:
+@contextmanager
+def serve(**app_kw: Any) -> Iterator[Client]:
+    """A :class:`Client` of a server of ``create_app(**app_kw)``, stopped on exit."""
+    with running_server(**app_kw) as (base, app):
+        yield Client(base, app)
+
+
+def create(client: Client, **body: Any) -> Answer:
     return client.post("/api/games", json={**SLIDE, **body})
 
 
@@ -44,7 +93,7 @@ BAD_VALUES = ("nan", "inf", "-inf", "1e999", "10**12", "123456789012345678901234
 
 @pytest.mark.parametrize("param", ["c", "points_weight", "widening", "anchor", "ms",
                                    "iterations", "max_nodes", "determinizations", "horizon"])
-def test_bad_search_parameters_are_422_naming_the_range(client: TestClient, param: str) -> None:
+def test_bad_search_parameters_are_422_naming_the_range(client: Client, param: str) -> None:
     n = len(client.app.state.games)
     for value in BAD_VALUES:
         if param == "horizon" and value == "-1":
@@ -56,7 +105,7 @@ def test_bad_search_parameters_are_422_naming_the_range(client: TestClient, para
     assert len(client.app.state.games) == n
 
 
-def test_the_crash_from_the_issue_is_refused_everywhere(client: TestClient) -> None:
+def test_the_crash_from_the_issue_is_refused_everywhere(client: Client) -> None:
     """``mcts:c=nan`` used to kill the process (an out-of-bounds write in the tree descent)."""
     for spec in ("mcts:c=nan", "mcts:c=inf", "mcts:points_weight=nan", "ismcts:c=nan"):
         for game in ("slide", "op_glad_ijs"):
@@ -65,7 +114,7 @@ def test_the_crash_from_the_issue_is_refused_everywhere(client: TestClient) -> N
 
 
 # --- 2. a browser never names a file ---------------------------------------------------------
-def test_no_file_named_by_the_browser_is_looked_at(client: TestClient, tmp_path: Path,
+def test_no_file_named_by_the_browser_is_looked_at(client: Client, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[Any] = []
     real = agents.ppo.PPOAgent.__init__
@@ -97,8 +146,16 @@ def test_no_file_named_by_the_browser_is_looked_at(client: TestClient, tmp_path:
 
 def test_models_listed_by_the_server_are_chosen_by_name() -> None:
     path = baseline_path("slide_v0")
-    app = create_app(models={"baseline": f"ppo:{path}"})
-    c = TestClient(app)
+    with serve(models={"baseline": f"ppo:{path}"}) as c:
+        _models_by_name(c, path)
+    with pytest.raises(ValueError, match="no file"):
+        create_app(models={"ghost": "ppo:/no/such/model.zip"})
+    with pytest.raises(ValueError, match="agent name"):
+        create_app(models={"mcts": f"ppo:{path}"})
+
+
+def _models_by_name(c: Client, path: Path) -> None:
+    app = c.app
     assert c.get("/api/config").json()["models"] == ["baseline"]
     r = c.post("/api/games", json={**SLIDE, "vs": "baseline", "seed": 1})
     assert r.status_code == 201, r.text
@@ -109,16 +166,16 @@ def test_models_listed_by_the_server_are_chosen_by_name() -> None:
     # the model's path, typed by the browser, is still refused
     r = c.post("/api/games", json={**SLIDE, "vs": f"ppo:{path}"})
     assert r.status_code == 422
-    with pytest.raises(ValueError, match="no file"):
-        create_app(models={"ghost": "ppo:/no/such/model.zip"})
-    with pytest.raises(ValueError, match="agent name"):
-        create_app(models={"mcts": f"ppo:{path}"})
 
 
 # --- 4. budgets are capped; the command line's own specs are not -----------------------------
 def test_budgets_are_capped_and_the_server_specs_trusted() -> None:
     big = "mcts:iterations=30000"
-    c = TestClient(create_app(defaults={**SLIDE, "vs": big}))
+    with serve(defaults={**SLIDE, "vs": big}) as c:
+        _capped(c, big)
+
+
+def _capped(c: Client, big: str) -> None:
     for spec, key in ((f"mcts:ms={AGENT_LIMITS['ms'] + 1}", "ms"),
                       ("mcts:iterations=20001", "iterations"),
                       ("mcts:ms=100,max_nodes=1000000", "max_nodes"),
@@ -219,18 +276,8 @@ def test_a_second_client_is_served_while_a_search_runs() -> None:
 
 
 def test_busy_server_answers_503_and_the_table_keeps_its_byte_budget() -> None:
-    c = TestClient(create_app(max_bytes=3 * 2**20))
-    ids = []
-    for seed in range(4):  # each: one mcts tree of ~1.6 MB (ms: max_nodes 2**15)
-        r = c.post("/api/games", json={**SLIDE, "vs": "mcts:ms=5,max_nodes=32768",
-                                       "seed": seed})
-        assert r.status_code == 201
-        ids.append(r.json()["id"])
-    games = c.app.state.games
-    assert games.nbytes <= 3 * 2**20 and len(games) < 4
-    assert c.get(f"/api/games/{ids[-1]}").status_code == 200  # the newest is kept
-    assert c.get(f"/api/games/{ids[0]}").status_code == 404  # the oldest was dropped
-
+    with serve(max_bytes=3 * 2**20) as c:
+        _byte_budget(c)
     spec = "mcts:iterations=120000"
     with running_server(limits={"iterations": 120000}, max_busy=1, busy_wait=0.2) as (base, _):
         th = threading.Thread(target=http, args=("POST", f"{base}/api/games",
@@ -243,8 +290,21 @@ def test_busy_server_answers_503_and_the_table_keeps_its_byte_budget() -> None:
         assert status == 503 and "busy" in v["error"]
 
 
+def _byte_budget(c: Client) -> None:
+    ids = []
+    for seed in range(4):  # each: one mcts tree of ~1.6 MB (ms: max_nodes 2**15)
+        r = c.post("/api/games", json={**SLIDE, "vs": "mcts:ms=5,max_nodes=32768",
+                                       "seed": seed})
+        assert r.status_code == 201
+        ids.append(r.json()["id"])
+    games = c.app.state.games
+    assert games.nbytes <= 3 * 2**20 and len(games) < 4
+    assert c.get(f"/api/games/{ids[-1]}").status_code == 200  # the newest is kept
+    assert c.get(f"/api/games/{ids[0]}").status_code == 404  # the oldest was dropped
+
+
 # --- 5. malformed input is 4xx with a JSON error, never 500 ------------------------------------
-def test_malformed_bodies_are_400_not_500(client: TestClient) -> None:
+def test_malformed_bodies_are_400_not_500(client: Client) -> None:
     deep = "[" * 5000 + "]" * 5000
     cases = [
         ('{"game": "slide", "seed": ' + "9" * 4301 + "}", 400, "4301 digits"),
@@ -269,8 +329,7 @@ def test_malformed_bodies_are_400_not_500(client: TestClient) -> None:
          + "}}}", 422, None),
     ]
     for text, status, words in cases:
-        r = client.post("/api/games", content=text.encode(),
-                        headers={"content-type": "application/json"})
+        r = client.post("/api/games", content=text.encode())
         assert r.status_code == status, (text[:80], r.status_code, r.text[:300])
         err = r.json()["error"]
         assert words is None or words in err, (text[:80], err)
@@ -278,7 +337,7 @@ def test_malformed_bodies_are_400_not_500(client: TestClient) -> None:
 
 
 # --- 6. deals that cannot be guessed --------------------------------------------------------------
-def test_server_deals_come_from_64_bit_secrets(client: TestClient) -> None:
+def test_server_deals_come_from_64_bit_secrets(client: Client) -> None:
     seeds = []
     for _ in range(16):
         r = create(client, seed=None)
@@ -286,12 +345,12 @@ def test_server_deals_come_from_64_bit_secrets(client: TestClient) -> None:
     assert len(set(seeds)) == 16 and max(seeds) >= 2**40 and max(seeds) < 2**64
     r = create(client, seed=12345)  # a chosen seed is kept (the page's seed field)
     assert client.app.state.games.get(r.json()["id"]).seed == 12345
-    fixed = TestClient(create_app(defaults={**SLIDE, "seed": 77}))
-    assert fixed.get("/api/config").json()["defaults"]["seed"] == 77
+    with serve(defaults={**SLIDE, "seed": 77}) as fixed:
+        assert fixed.get("/api/config").json()["defaults"]["seed"] == 77
 
 
 # --- 7. headers ----------------------------------------------------------------------------------
-def test_security_headers_on_every_response(client: TestClient) -> None:
+def test_security_headers_on_every_response(client: Client) -> None:
     page = client.get("/")
     csp = page.headers["content-security-policy"]
     inline = re.findall(r"<script>(.*?)</script>", page.text, re.S)
@@ -303,8 +362,7 @@ def test_security_headers_on_every_response(client: TestClient) -> None:
         assert part in csp
     assert "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
     responses = [page, client.get("/api/config"), client.get("/api/games/nope"),
-                 client.post("/api/games", content=b"x" * (MAX_BODY + 1),
-                             headers={"content-type": "application/json"}),
+                 client.post("/api/games", content=b"x" * (MAX_BODY + 1)),
                  create(client, vs="mcts:c=nan"), create(client, seed=3)]
     assert [r.status_code for r in responses] == [200, 200, 404, 413, 422, 201]
     for r in responses:
