@@ -1,4 +1,4 @@
-"""Pictures, replays and play in the browser (issue 18): the ``ui`` layer.
+"""Pictures, replays and play in the browser: the ``ui`` layer.
 
 * :mod:`card_envs.ui.pictures`: ``picture_svg(env, observer, theme)``, the SVG of one seat's
   view (or the omniscient one), drawn only from ``env.state_dict(observer)``.
@@ -12,6 +12,8 @@
   labels come from :mod:`card_envs.ui.moves` (another seat's move is named only when the
   human's view tells it).
 * :mod:`card_envs.ui.specs`: the command line's agent-list syntax (``mcts:ms=50+c=0.7``).
+* :mod:`card_envs.ui.csp`: the Content-Security-Policy of the pages (their one inline script,
+  by hash) and the security headers the server sends.
 
 Guide: ``docs/ui.md``.
 
