@@ -95,7 +95,7 @@ def browser_shots(out: Path) -> None:
                         break
                     turn = page.get_attribute("body", "data-turn")
                     buttons.nth(rng.randrange(buttons.count())).click()
-                    page.wait_for_function(f"document.body.dataset.turn !== '{turn}'")
+                    page.wait_for_function(f"() => document.body.dataset.turn !== '{turn}'")
                 page.wait_for_selector("body[data-state=your-turn], body[data-state=over]")
                 save_png(page.screenshot(), out / f"play-{game}.png")
                 page.close()

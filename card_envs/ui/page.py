@@ -210,10 +210,11 @@ async function start() {
   $("f-seat").value = d.seat;
   $("f-seed").value = d.seed === null ? "" : d.seed;
   $("f-theme").value = d.theme;
-  const caps = Object.entries(S.cfg.limits).map(([k, v]) => k + " \u2264 " + v).join(", ");
+  const caps = ["ms", "iterations"].filter((k) => k in S.cfg.limits)
+    .map((k) => k + " \u2264 " + S.cfg.limits[k]).join(", ");
   $("vs-help").textContent = "e.g. random, heuristic, mcts:ms=200" +
     (S.cfg.models.length ? "; models: " + S.cfg.models.join(", ") : "") +
-    (caps ? " (per move: " + caps + ")" : "");
+    (caps ? " (" + caps + ")" : "");
   $("new-game").addEventListener("click", (ev) => { ev.preventDefault(); newGame(); });
   const m = /g=([A-Za-z0-9_-]+)/.exec(location.hash);
   if (m) {
