@@ -430,6 +430,13 @@ def results_example(case: Case, draw: Draw) -> str:
         return "rejected"
     finally:
         assert repr(bad) == given_dict, "from_json changed the dict it was given"
+    if None in res.agent_specs:  # a run of agent instances: readable, not rerunnable
+        try:
+            _ = res.run_args
+        except ValueError as e:
+            assert "agent instances" in str(e)
+            return "accepted"
+        raise AssertionError("run_args of a run with agent instances")
     args = res.run_args
     assert set(args) - {"env_id", "agents", "games", "num_players", "seed"} <= \
         set(card_envs.env_class(res.env_id).game_class.option_specs())
