@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.registry import check_spec
-from card_envs.core.checks import check_nesting, int_in, short_repr
+from card_envs.core.checks import check_nesting, int_in, seq, short_repr
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import check_untrusted_options
 from card_envs.core.registry import env_class, env_ids, is_registered
@@ -82,14 +82,12 @@ def _text(x: Any, what: str) -> str:
 
 
 def _list(x: Any, what: str, length: int | None = None, max_len: int | None = None) -> list:
-    if not isinstance(x, list):
-        raise _bad(what, "a list", x)
-    if length is not None and len(x) != length:
-        raise StateDictError(f"arena result: {what} must have {length} entries, got {len(x)}")
-    if max_len is not None and len(x) > max_len:
-        raise StateDictError(f"arena result: {what} has at most {max_len} entries, got "
-                             f"{len(x)}")
-    return x
+    return seq(x, f"arena result: {what}", length, max_len)
+
+
+def _label(x: Any, what: str, known: set[str]) -> None:
+    if not isinstance(x, str) or x not in known:
+        raise _bad(what, "an agent label", x)
 
 
 def _options(x: Any, env_id: str, what: str, full: bool) -> dict[str, Any]:
@@ -181,16 +179,14 @@ def check_result(d: Any) -> None:
     lineups = _list(d["lineups"], "lineups", max_len=10**6)
     for i, lu in enumerate(lineups):
         for k, lab in enumerate(_list(lu, f"lineups[{i}]", length=n)):
-            if lab not in known:
-                raise _bad(f"lineups[{i}][{k}]", "an agent label", lab)
+            _label(lab, f"lineups[{i}][{k}]", known)
 
     m = d["matrix"]
     if m is not None:
         _keys(m, "matrix", MATRIX)
         k = len(_list(m["labels"], "matrix.labels", max_len=len(labels)))
-        for lab in m["labels"]:
-            if lab not in known:
-                raise _bad("matrix.labels", "agent labels", m["labels"])
+        for j, lab in enumerate(m["labels"]):
+            _label(lab, f"matrix.labels[{j}]", known)
         for key, none in (("rate", True), ("score", False), ("games", False)):
             for i, row in enumerate(_list(m[key], f"matrix.{key}", length=k)):
                 for j, v in enumerate(_list(row, f"matrix.{key}[{i}]", length=k)):
@@ -201,8 +197,7 @@ def check_result(d: Any) -> None:
 
     for i, r in enumerate(_list(d["ratings"], "ratings", max_len=len(labels))):
         _keys(r, f"ratings[{i}]", RATING)
-        if r["label"] not in known:
-            raise _bad(f"ratings[{i}].label", "an agent label", r["label"])
+        _label(r["label"], f"ratings[{i}].label", known)
         for key in ("mu", "sigma", "ordinal"):
             _num(r[key], f"ratings[{i}].{key}")
 
@@ -220,8 +215,7 @@ def check_result(d: Any) -> None:
         _int(g["deal"], f"{w}.deal", 0, max(0, deals - 1))
         _int(g["rotation"], f"{w}.rotation", 0, n - 1)
         for k, lab in enumerate(_list(g["seats"], f"{w}.seats", length=n)):
-            if lab not in known:
-                raise _bad(f"{w}.seats[{k}]", "an agent label", lab)
+            _label(lab, f"{w}.seats[{k}]", known)
         for k, v in enumerate(_list(g["points"], f"{w}.points", length=n)):
             _num(v, f"{w}.points[{k}]")
         for k, v in enumerate(_list(g["winners"], f"{w}.winners", length=n)):

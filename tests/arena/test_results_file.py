@@ -79,6 +79,10 @@ def test_tampered_settings_are_refused(good: dict[str, Any]) -> None:
     with pytest.raises(StateDictError, match=r"agents\[0\].win_rate"):
         ArenaResult.from_json(d)
     d = tampered(good)
+    d["log"][3]["seats"] = [["random"], "heuristic"]  # unhashable: found by the fuzz
+    with pytest.raises(StateDictError, match=r"log\[3\].seats\[0\] must be an agent label"):
+        ArenaResult.from_json(d)
+    d = tampered(good)
     d["log"][1]["seats"] = ["random", "x" * 5000]
     with pytest.raises(StateDictError, match=r"log\[1\].seats"):
         ArenaResult.from_json(d)
