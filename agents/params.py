@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.checks import is_int
 from card_envs.core.checks import short_repr as _short
 from card_envs.core.errors import OptionError
 
-__all__ = ["Param", "check_params", "class_params", "describe"]
+__all__ = ["Param", "check_params", "class_params"]
 
 MAX_TEXT = 4096  # characters of a str parameter (a path, a module name)
 
@@ -62,10 +63,10 @@ class Param:
             return None
         ok, out = False, value
         if self.kind == "int":
-            ok = _is_int(value) and self.lo <= value <= self.hi
+            ok = is_int(value) and self.lo <= value <= self.hi
             out = int(value) if ok else value
         elif self.kind == "float":
-            num = _is_int(value) or isinstance(value, (float, np.floating))
+            num = is_int(value) or isinstance(value, (float, np.floating))
             ok = num and (not isinstance(value, (float, np.floating)) or math.isfinite(value))
             ok = ok and self.lo <= value <= self.hi
             out = float(value) if ok else value
@@ -80,10 +81,6 @@ class Param:
             raise OptionError(f"{who}: {name} must be {self.range_text()}, got "
                               f"{_short(value)}")
         return out
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def _fmt(x: float | None) -> str:
@@ -120,9 +117,3 @@ def check_params(cls: type, params: Mapping[str, Any], who: str | None = None,
                           f"its parameters are {usable}")
     return {k: declared[k].check(k, v, who) for k, v in params.items()}
 
-
-def describe(cls: type) -> list[str]:
-    """One line per spec parameter of ``cls``: name, accepted values, meaning (for --help
-    and the docs)."""
-    return [f"{k}: {p.range_text()}" + (f"; {p.doc}" if p.doc else "")
-            for k, p in class_params(cls).items() if p.spec]

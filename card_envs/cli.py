@@ -322,15 +322,14 @@ def run_play_command(args: argparse.Namespace) -> int:
         if len(models) != len(args.model):
             raise ValueError("--model: a name given twice")
         defaults["game"] = resolve_env_id(args.game)
-        app = create_app(defaults, models=models)  # checks the models and the defaults
-        new_session(dict(defaults, seed=0 if args.seed is None else args.seed),
-                    app.state.policy)  # the first game, built once now
         local = args.host in ("127.0.0.1", "localhost", "::1")
+        hosts = ["127.0.0.1", "localhost", "[::1]"] if local else None
+        app = create_app(defaults, allowed_hosts=hosts, models=models)  # checks the models
+        new_session(dict(defaults, seed=0 if args.seed is None else args.seed),
+                    app.state.policy)  # a game of the defaults, built now to check them
         if not local:
             print(f"warning: binding {args.host}: anyone who can reach this address can play "
                   "on this server (it has no login)", file=sys.stderr)
-        hosts = ["127.0.0.1", "localhost", "[::1]"] if local else None
-        app = create_app(defaults, allowed_hosts=hosts, models=models)
         family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

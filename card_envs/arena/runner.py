@@ -20,6 +20,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import make_agent
 from card_envs.arena.results import ArenaResult
+from card_envs.arena.schema import model_files
 from card_envs.arena.stats import aggregate, finish_ranks
 from card_envs.core.errors import OptionError
 from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
@@ -338,8 +339,6 @@ def rerun(result: ArenaResult, workers: int = 1, progress: bool = False,
     from a file that names model files (``ppo:PATH``, ``rllib:PATH``) is refused unless
     ``allow_model_files=True``: loading a model runs code stored in it (pickle), so only load
     files you trust."""
-    from card_envs.arena.schema import model_files
-
     args = result.run_args
     if result.from_file and not allow_model_files:
         files = model_files(args["agents"], args["env_id"])

@@ -87,9 +87,14 @@ def short_repr(x: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:max(limit - 3, 0)] + "..."
 
 
+def is_int(x: Any) -> bool:
+    """An integer (Python or numpy), not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def int_in(x: Any, lo: int, hi: int, what: str) -> int:
     """``x`` as an int if it is an integer (not a bool) in ``lo..hi``, else StateDictError."""
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool) or not lo <= x <= hi:
+    if not is_int(x) or not lo <= x <= hi:
         raise StateDictError(f"{what} must be an int in {lo}..{hi}, got {short_repr(x)}")
     return int(x)
 

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from card_envs.core import kernels as K
-from card_envs.core.checks import check_nesting, int_in, short_repr
+from card_envs.core.checks import check_nesting, int_in, is_int, short_repr
 from card_envs.core.errors import OptionError, StateDictError
 
 HEADER_KEYS = ("game", "version", "options", "phase", "current_player", "steps", "truncated",
@@ -59,14 +59,10 @@ class Option:
     reads_files: bool = False
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
 def seed_to_u64(seed: int) -> np.uint64:
     """Map a non-negative integer seed to the 64-bit state of the in-state RNG (a splitmix64
     finalizer of the seed, so nearby seeds give unrelated games)."""
-    if not _is_int(seed) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise OptionError(f"seed must be a non-negative integer, got {short_repr(seed)}")
     z = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
@@ -84,7 +80,7 @@ def as_generator(rng: Any) -> np.random.Generator:
         return rng
     if isinstance(rng, random.Random):
         return np.random.default_rng(rng.getrandbits(128))
-    if rng is None or (_is_int(rng) and rng >= 0) or \
+    if rng is None or (is_int(rng) and rng >= 0) or \
             isinstance(rng, (np.random.SeedSequence, np.random.BitGenerator)):
         return np.random.default_rng(rng)
     raise OptionError("rng must be a numpy Generator, a random.Random, a non-negative int seed, "
@@ -153,7 +149,7 @@ class Game:
     def option_specs(cls) -> dict[str, Option]:
         """All options of this game: the shared ones, then the game's own."""
         def players(v: Any, _: Mapping[str, Any]) -> int:
-            if not _is_int(v) or not cls.min_players <= v <= cls.max_players:
+            if not is_int(v) or not cls.min_players <= v <= cls.max_players:
                 raise OptionError(f"{cls.env_id}: num_players must be an integer in "
                                   f"{cls.min_players}..{cls.max_players}, "
                                   f"got {short_repr(v)}")
@@ -163,7 +159,7 @@ class Game:
             if isinstance(v, str) and v == "random":
                 return "random"
             n = opts["num_players"]
-            if not _is_int(v) or not 0 <= v < n:
+            if not is_int(v) or not 0 <= v < n:
                 raise OptionError(f"{cls.env_id}: start_player must be a seat in 0..{n - 1} "
                                   f"or 'random', got {short_repr(v)}")
             return int(v)

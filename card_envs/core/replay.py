@@ -50,7 +50,7 @@ import numpy as np
 
 from card_envs.core import kernels as K
 from card_envs.core import registry
-from card_envs.core.checks import check_nesting, short_repr
+from card_envs.core.checks import check_nesting, is_int, short_repr
 from card_envs.core.errors import IllegalActionError, OptionError, StateDictError
 from card_envs.core.files import read_json, write_text_atomic
 from card_envs.core.game import STATE_MAX_DEPTH, STATE_MAX_ITEMS, check_untrusted_options
@@ -90,10 +90,6 @@ class ReplayStep(NamedTuple):
     seat: int | None
     env: CardEnv
     forfeit: bool = False
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def _num(x: float) -> int | float:
@@ -146,7 +142,7 @@ def check(d: Any) -> None:
         raise StateDictError(f"not a card-envs replay: format is {short_repr(d.get('format'))}, "
                              f"expected {FORMAT!r}")
     v = d.get("format_version")
-    if not _is_int(v) or v != FORMAT_VERSION:
+    if not is_int(v) or v != FORMAT_VERSION:
         raise StateDictError(f"replay format_version {short_repr(v)} is not supported (this "
                              f"card-envs reads version {FORMAT_VERSION})")
     missing = [k for k in REQUIRED if k not in d]
@@ -177,7 +173,7 @@ def check(d: Any) -> None:
         raise StateDictError("a replay has exactly one of seed (an int) and start (a state "
                              f"dict); got seed={short_repr(seed)} and start "
                              f"{'null' if start is None else 'set'}")
-    if seed is not None and (not _is_int(seed) or not 0 <= seed < 2**64):
+    if seed is not None and (not is_int(seed) or not 0 <= seed < 2**64):
         raise StateDictError(f"replay seed must be a non-negative integer below 2**64, got "
                              f"{short_repr(seed)}")
     if start is not None and not isinstance(start, Mapping):
@@ -189,7 +185,7 @@ def check(d: Any) -> None:
         raise StateDictError(f"replay has {len(acts)} actions, more than the {MAX_ACTIONS} "
                              "allowed")
     for k, a in enumerate(acts):
-        if not _is_int(a) or not -2**31 <= a < 2**31:
+        if not is_int(a) or not -2**31 <= a < 2**31:
             raise StateDictError(f"replay action {k} must be an int (an action index), got "
                                  f"{short_repr(a)}")
     players = d.get("players")
@@ -212,7 +208,7 @@ def check(d: Any) -> None:
                 not isinstance(f["agents"], list) or not isinstance(f["actions"], list) or \
                 not 0 < len(f["agents"]) == len(f["actions"]) <= n or \
                 not all(isinstance(a, str) for a in f["agents"]) or \
-                not all(_is_int(a) and -2**31 <= a < 2**31 for a in f["actions"]):
+                not all(is_int(a) and -2**31 <= a < 2**31 for a in f["actions"]):
             raise StateDictError("replay forfeit must be {agents: [names], actions: [ints]} "
                                  f"of equal length, 1 to {n}; got {short_repr(f)}")
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from card_envs.core.checks import requirer, short_repr
+from card_envs.core.checks import is_int, requirer, short_repr
 from card_envs.core.errors import StateDictError
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.isflak import layout as L
@@ -23,11 +23,6 @@ if TYPE_CHECKING:
     from card_envs.isflak.game import IsflakGame
 
 _require = requirer("isflak")
-
-
-def is_int(x: Any) -> bool:
-    """An integer (Python or numpy), not a bool."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def fields_to_dict(g: IsflakGame, state: np.ndarray, observer: int | None) -> dict[str, Any]:

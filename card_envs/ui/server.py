@@ -44,6 +44,8 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -215,9 +217,10 @@ class GameSession:
             "theme": self.theme,
         }
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
-        """Bytes of the agents' arrays (search trees, buffers): what this game holds."""
+        """Bytes of the agents' arrays (search trees, buffers): what this game holds (fixed
+        once the agents are built)."""
         return sum(v.nbytes for a in self.agents.values() for v in vars(a).values()
                    if isinstance(v, np.ndarray))
 
@@ -305,22 +308,19 @@ class Games:
         self.max_games = max_games
         self.max_bytes = max_bytes
         self._games: OrderedDict[str, GameSession] = OrderedDict()
-        self._bytes: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def add(self, s: GameSession) -> None:
         with self._lock:
             self._games[s.id] = s
-            self._bytes[s.id] = s.nbytes
             while len(self._games) > 1 and (len(self._games) > self.max_games or
-                                            sum(self._bytes.values()) > self.max_bytes):
-                gid, _ = self._games.popitem(last=False)
-                del self._bytes[gid]
+                                            self.nbytes > self.max_bytes):
+                self._games.popitem(last=False)
 
     @property
     def nbytes(self) -> int:
         """Bytes of agent buffers the table holds."""
-        return sum(self._bytes.values())
+        return sum(s.nbytes for s in self._games.values())
 
     def get(self, gid: str) -> GameSession:
         with self._lock:
@@ -514,8 +514,6 @@ def check_model(name: str, spec: str) -> None:
     if kind not in ("ppo", "rllib") or not isinstance(path, str):
         raise ValueError(f"model {name}: {spec!r} is not a trained model (ppo:PATH or "
                          "rllib:PATH)")
-    from pathlib import Path
-
     if not Path(path).exists() and not Path(f"{path}.zip").exists():
         raise ValueError(f"model {name}: no file {path!r}")
 

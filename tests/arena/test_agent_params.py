@@ -38,7 +38,7 @@ CLASSES = agent_classes()
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_every_constructor_parameter_is_declared(cls: type) -> None:
-    assert set(init_parameters(cls)) - {"options"} == set(class_params(cls)), cls
+    assert set(init_parameters(cls)) == set(class_params(cls)), cls
 
 
 def _numeric(cls: type) -> list[tuple[str, object]]:
