@@ -1,15 +1,14 @@
-"""A trained MaskablePPO policy as an arena agent: ``"ppo"`` (the pretrained baseline shipped
-with the package for the game, 2 players), ``"ppo:path/to/model.zip"`` (or
-``"ppo:path=...,deterministic=False"``).
+"""A trained PPO policy as an arena agent: ``"ppo"`` (the pretrained baseline shipped with the
+package for the game, 2 players), ``"ppo:path/to/final.safetensors"`` (a policy saved by
+:func:`card_envs.rl.train_ppo`), ``"ppo:path/to/model.zip"`` (a MaskablePPO model saved by
+stable-baselines3), or ``"ppo:path=...,deterministic=False"``.
 
-Inference needs torch, stable-baselines3 and sb3-contrib (the ``train`` extra; not the
-trainer). The model must have been trained on the same game and player count (its action
-space and observation size are checked; a model whose policy reads the game's features gets
-them computed from each observation, :mod:`card_envs.core.features`). A model saved by
-:func:`card_envs.rl.train` names its policy classes by import path
-(``card_envs.rl.policy``); loading imports them, so this module itself never imports the RL
-layer. The baselines: ``agents/data/ppo/<env_id>.zip``, each with a ``.json`` beside it saying
-how it was trained (command, seed, minutes, evaluation).
+A ``.safetensors`` policy needs torch alone: its weights are read without pickle
+(:mod:`agents.weights`) and the network is :class:`agents.net.PolicyNet`; a policy saved for
+another game, game version or player count is refused with a clear error. A ``.zip`` needs
+stable-baselines3 and sb3-contrib (the ``train`` extra) and is loaded by SB3, which unpickles
+parts of it: load only files you trust. The baselines: ``agents/data/ppo/<env_id>.safetensors``,
+each with a ``.json`` beside it saying how it was trained (command, seed, settings, evaluation).
 """
 
 from __future__ import annotations
@@ -21,7 +20,8 @@ import numpy as np
 
 from agents.base import Agent, legal_actions
 from agents.params import Param, check_params
-from card_envs.core.registry import env_class
+from agents.weights import WeightsError
+from card_envs.core.registry import env_class, resolve_env_id
 
 BASELINES = Path(__file__).resolve().parent / "data" / "ppo"
 
@@ -29,26 +29,48 @@ BASELINES = Path(__file__).resolve().parent / "data" / "ppo"
 def baseline_path(env_id: str, num_players: int = 2) -> Path:
     """The pretrained baseline of ``env_id`` shipped with the package (2 players);
     ``ValueError`` if there is none for that game and player count."""
-    path = BASELINES / f"{env_id}.zip"
+    path = BASELINES / f"{env_id}.safetensors"
     if num_players != 2 or not path.is_file():
-        have = sorted(p.stem for p in BASELINES.glob("*.zip"))
+        have = sorted(p.stem for p in BASELINES.glob("*.safetensors"))
         raise ValueError(f"no pretrained ppo baseline for {env_id} with {num_players} players "
                          f"(shipped: {', '.join(have) or 'none'}, 2 players each); give a "
-                         "model: 'ppo:path/to/model.zip'")
+                         "model: 'ppo:path/to/final.safetensors'")
     return path
 
 
+def _load_sb3(path: str) -> Any:
+    """A MaskablePPO model from a ``.zip`` (clear errors for a missing or corrupt file)."""
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise ImportError("a .zip model is a stable-baselines3 model: it needs "
+                          "stable-baselines3 and sb3-contrib (pip install 'card-envs[train]'); "
+                          "policies saved by card-envs' own trainer (.safetensors) need "
+                          "torch only") from e
+    found = [p for p in (Path(path), Path(f"{path}.zip")) if p.is_file()]
+    if not found:  # SB3 would append '.zip' and raise about 'model.zip.zip'
+        raise FileNotFoundError(f"ppo agent: no model file {path!r} (a .safetensors policy "
+                                "saved by train_ppo, or a .zip saved by MaskablePPO.save)")
+    try:
+        return MaskablePPO.load(found[0], device="cpu")
+    except Exception as e:  # zipfile, pickle, KeyError...: a file that is not such a model
+        raise WeightsError(f"{found[0]}: not a MaskablePPO model .zip ({type(e).__name__}: "
+                           f"{e})") from None
+
+
 class PPOAgent(Agent):
-    """Plays the action of a saved MaskablePPO model, masked to the legal ones; greedy by
+    """Plays the action of a saved policy (a :class:`agents.net.NetPolicy` or a MaskablePPO
+    model), masked to the legal ones; greedy by
     default (``deterministic=False`` samples from the policy with the agent's own seeded RNG,
     ``self.rng``: torch's global RNG is never touched)."""
 
     name = "ppo"
     params: ClassVar[dict[str, Param]] = {
-        "path": Param("str", doc="a model .zip saved by MaskablePPO.save (default: the "
-                      "pretrained baseline)", file=True),
+        "path": Param("str", doc="a policy .safetensors saved by train_ppo or a model .zip "
+                      "saved by MaskablePPO.save (default: the pretrained baseline)",
+                      file=True),
         "deterministic": Param("bool", doc="greedy (True) or sampled moves", optional=False),
-        "model": Param("object", doc="a loaded MaskablePPO model", spec=False),
+        "model": Param("object", doc="a loaded NetPolicy or MaskablePPO model", spec=False),
     }
 
     def __init__(self, env_id: str, seed: int | None = None, path: str | None = None,
@@ -61,19 +83,27 @@ class PPOAgent(Agent):
         if model is None:
             if not path:
                 path = str(baseline_path(env_id, game.num_players))
-            try:
-                from sb3_contrib import MaskablePPO
-            except ImportError as e:  # pragma: no cover - depends on the install
-                raise ImportError("the ppo agent runs the policy with torch, "
-                                  "stable-baselines3 and sb3-contrib, which are not installed: "
-                                  "pip install 'card-envs[train]'") from e
-            found = [p for p in (Path(path), Path(f"{path}.zip")) if p.is_file()]
-            if not found:  # SB3 would append '.zip' and raise about 'model.zip.zip'
-                raise FileNotFoundError(f"ppo agent: no model file {path!r} (a .zip saved by "
-                                        "MaskablePPO.save, e.g. runs/slide/final.zip)")
-            model = MaskablePPO.load(found[0], device="cpu")
+            if str(path).endswith(".safetensors"):
+                from agents.net import load_policy
+
+                if not Path(path).is_file():
+                    raise FileNotFoundError(f"ppo agent: no policy file {path!r}")
+                model = load_policy(path, env_id, game.num_players,
+                                    {k: v for k, v in options.items() if k in known})
+            else:
+                model = _load_sb3(path)
         self.model, self.path = model, path
         self.deterministic = bool(deterministic)
+        self.native = hasattr(model, "pinput")  # an agents.net.NetPolicy
+        if self.native:
+            want = (game.obs_size, game.num_actions, game.num_players)
+            have = (model.game.obs_size, model.game.num_actions, model.num_players)
+            if model.env_id != resolve_env_id(env_id):
+                raise WeightsError(f"a policy for {model.env_id}, not {resolve_env_id(env_id)}")
+            if have != want:
+                raise WeightsError(f"the policy plays {model.env_id} with (observation, actions, "
+                                   f"players) {have}; this game has {want}")
+            return
         fx = getattr(model.policy.features_extractor, "raw_size", None)
         obs_shape = (fx,) if fx is not None else tuple(model.observation_space.shape)
         if obs_shape != (game.obs_size,) or model.action_space.n != game.num_actions:
@@ -85,6 +115,20 @@ class PPOAgent(Agent):
         legal = legal_actions(action_mask)
         if legal.size == 1:
             return int(legal[0])
+        if self.native:
+            if self.deterministic:
+                return int(self.model(observation, action_mask)[0])
+            import torch
+
+            x, rows, acts, off = self.model.pinput.compute(np.asarray(observation)[None],
+                                                           np.asarray(action_mask)[None])
+            from agents.net import as_tensors, segment_log_softmax
+
+            with torch.no_grad():
+                logits, _ = self.model.net(*as_tensors(x, rows, acts, off))
+                p = segment_log_softmax(logits, torch.zeros(len(acts), dtype=torch.long),
+                                        1).exp().double().numpy()
+            return int(self.rng.choices(acts.tolist(), weights=(p / p.sum()).tolist())[0])
         if self.deterministic:
             action, _ = self.model.predict(observation, action_masks=action_mask.astype(bool),
                                            deterministic=True)

@@ -579,6 +579,11 @@ def _features_for(num_players: int) -> Any:
     return Features(IfItFitsGame(num_players=num_players))
 
 
+#: the global feature :func:`potential` returns (a trainer that has the features already reads
+#: it from them instead of calling :func:`potential`)
+POTENTIAL_GLOBAL = "lead"
+
+
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
     """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
     for :class:`card_envs.rl.shaping.PotentialShaping`): the global feature ``lead``, the
@@ -593,4 +598,4 @@ def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
         raise ValueError(f"{n}-seat If It Fits observations (default table and deck) of "
                          f"length {fx.obs_size} expected, got shape {np.shape(obs)}")
     glob = fx.split(fx.compute(x))[1]
-    return glob[:, GLOBAL_FEATURES.index("lead")].astype(np.float64)
+    return glob[:, GLOBAL_FEATURES.index(POTENTIAL_GLOBAL)].astype(np.float64)

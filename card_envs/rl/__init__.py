@@ -42,6 +42,9 @@ _EXPORTS: dict[str, str] = {
     "TrainResult": "trainer",
     "policy_spec": "trainer",
     "train": "trainer",
+    "PPO_DEFAULTS": "ppo",
+    "PPOResult": "ppo",
+    "train_ppo": "ppo",
 }
 
 __all__ = sorted(_EXPORTS)

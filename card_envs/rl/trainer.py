@@ -83,6 +83,7 @@ from card_envs.core.manifest import TrainSpec
 from card_envs.core.registry import env_class, manifest, resolve_env_id
 from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link
 from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history
+from card_envs.rl.runs import prepare_out_dir
 from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
 from card_envs.rl.sb3 import BatchedVecEnv
 from card_envs.rl.selfplay import AgentOpponent, SelfPlayPool
@@ -357,26 +358,6 @@ class _Trainer(BaseCallback):
             self._bar = None
 
 
-RUN_FILES = ("checkpoints", "tb", "history.json", "history.csv", "learning_curve.png",
-             "final.zip")
-
-
-def _prepare_out_dir(out: Path, overwrite: bool) -> None:
-    """Refuse an ``out`` that holds a run (any of :data:`RUN_FILES`) unless ``overwrite``,
-    which deletes those files (and nothing else in the folder)."""
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"out_dir {str(out)!r} is a file")
-    found = [name for name in RUN_FILES if (out / name).exists()]
-    if not found:
-        return
-    if not overwrite:
-        raise FileExistsError(f"out_dir {str(out)!r} already holds a run ({', '.join(found)}); "
-                              "choose another folder or pass overwrite=True (--overwrite)")
-    for name in found:
-        path = out / name
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
-
-
 def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
           num_envs: int | None = None, players: int = 2, seed: int = 0,
           out_dir: str | Path = "runs/train", eval_every: int | None = None,
@@ -416,7 +397,7 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
                eval_every=eval_every, options=game_options)
 
     out = Path(out_dir)
-    _prepare_out_dir(out, overwrite)
+    prepare_out_dir(out, overwrite)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     if torch_threads is not None:
         torch.set_num_threads(torch_threads)

@@ -116,7 +116,7 @@ def test_rollout_benchmark_smoke(tmp_path: Path) -> None:
 def test_an_existing_run_is_not_mixed_into(tmp_path) -> None:
     """A second run into the same folder is refused (checkpoints and TensorBoard runs would
     mix) unless overwrite=True, which replaces only the run's own files."""
-    from card_envs.rl.trainer import _prepare_out_dir
+    from card_envs.rl.runs import prepare_out_dir as _prepare_out_dir
 
     out = tmp_path / "run"
     _prepare_out_dir(out, overwrite=False)  # a new folder: fine
