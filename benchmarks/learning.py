@@ -10,13 +10,12 @@ two at a time on a 2-core machine. Everything a run did is in its folder under `
 and the machine's load during the runs go to ``benchmarks/results/learning-<time>.json``, a
 markdown table to stdout, and one PNG per game with both curves to ``--plots``.
 
-``--ship`` copies each game's final model trained with features into the package
-(``agents/data/ppo/<env_id>.zip``, the baselines ``make_agent("ppo", env_id)`` loads) with a
-JSON beside it: the command, seed, commit, minutes and the arena results.
+This benchmark runs the stable-baselines3 trainer (``--trainer sb3``); the baselines shipped in
+the package come from card-envs' own trainer (``benchmarks/baselines.py``).
 
 Usage::
 
-    python benchmarks/learning.py --minutes 15 --parallel 2 --ship     # all five games
+    python benchmarks/learning.py --minutes 15 --parallel 2            # all five games
     python benchmarks/learning.py --games slide --minutes 1 --modes features --games-eval 40
     python benchmarks/learning.py --from benchmarks/results/learning-A.json,learning-B.json
 
@@ -31,7 +30,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -62,7 +60,8 @@ def _git_commit() -> str:
 
 def train_command(env_id: str, mode: str, minutes: float, seed: int, out: Path) -> list[str]:
     """The ``examples/train_ppo.py`` command of one run."""
-    return [sys.executable, str(ROOT / "examples" / "train_ppo.py"), "--game", env_id,
+    return [sys.executable, str(ROOT / "examples" / "train_ppo.py"), "--trainer", "sb3",
+            "--game", env_id,
             "--minutes", f"{minutes:g}", "--seed", str(seed), "--threads", "1",
             "--out", str(out), "--overwrite", "--no-progress", *MODES[mode]]
 
@@ -130,22 +129,6 @@ def plot(game_rows: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def ship(row: dict[str, Any], args: argparse.Namespace) -> Path:
-    """Copy a run's final model into the package with how it was made."""
-    SHIP.mkdir(parents=True, exist_ok=True)
-    dst = SHIP / f"{row['env_id']}.zip"
-    shutil.copyfile(Path(row["out"]) / "final.zip", dst)
-    meta = {"env_id": row["env_id"], "players": 2, "features": row["mode"] == "features",
-            "command": "python " + row["command"].replace(str(ROOT) + "/", ""),
-            "seed": args.seed, "minutes": args.minutes, "commit": _git_commit(),
-            "trained_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "learner_steps": row["learner_steps"], "arena": row["arena"],
-            "arena_seed": args.eval_seed,
-            "note": "trained with --threads 1 (one core), two runs at a time on a 2-core machine"}
-    dst.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
-    return dst
-
-
 def table(games: list[str], rows: list[dict[str, Any]], plots: Path | None) -> None:
     """The markdown table of ``rows`` (and one PNG of curves per game into ``plots``)."""
     print("\n| game | mode | learner steps | env steps/s | vs random (95% CI) | "
@@ -198,8 +181,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-seed", type=int, default=2026)
     p.add_argument("--out", default="runs/learning")
     p.add_argument("--plots", default="docs/images/learning")
-    p.add_argument("--ship", action="store_true", help="copy the feature runs' models into "
-                   "agents/data/ppo/")
     p.add_argument("--from", dest="from_json", default=None,
                    help="comma-separated result JSONs: table and plots of their runs, no "
                         "training")
@@ -236,12 +217,6 @@ def main(argv: list[str] | None = None) -> int:
                                                    for k, v in a.items())),
                   file=sys.stderr, flush=True)
     table(games, rows, Path(args.plots))
-    if args.ship:
-        for g in games:
-            feat = [r for r in rows if r["env_id"] == g and r["mode"] == "features"
-                    and "error" not in r]
-            if feat:
-                print(f"shipped {ship(feat[0], args)}", file=sys.stderr)
     result = {"benchmark": "learning", "started_utc": started.isoformat(),
               "machine": machine_info(), "commit": _git_commit(),
               "versions": {n: pkg_version(n) for n in ("card-envs", "torch",

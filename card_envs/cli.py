@@ -119,7 +119,7 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
                     help="game name or env id (slide, slide_v0), or 'all' registered games")
     ap.add_argument("--agents", default="random,heuristic",
                     help="comma-separated agent pool (random, heuristic, mcts:ms=50+c=0.7, "
-                         "ppo: the pretrained baseline, ppo:model.zip, rllib:checkpoint); "
+                         "ppo: the pretrained baseline, ppo:final.safetensors, rllib:checkpoint); "
                          "spec parameters joined by + or ;")
     ap.add_argument("--games", type=int, default=200,
                     help="games per lineup (default 200); a pool larger than the table plays "
@@ -292,14 +292,14 @@ def add_play_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def _model(text: str) -> tuple[str, str]:
-    """``NAME=SPEC`` of ``--model`` (``SPEC``: ``ppo:PATH``, ``rllib:PATH`` or a ``.zip``
-    path, read as ``ppo:PATH``)."""
+    """``NAME=SPEC`` of ``--model`` (``SPEC``: ``ppo:PATH``, ``rllib:PATH`` or a
+    ``.safetensors`` / ``.zip`` path, read as ``ppo:PATH``)."""
     name, sep, spec = text.partition("=")
     if not sep or not name.strip() or not spec.strip():
-        raise argparse.ArgumentTypeError(f"--model is NAME=SPEC (e.g. mine=ppo:model.zip), "
+        raise argparse.ArgumentTypeError(f"--model is NAME=SPEC (e.g. mine=ppo:runs/slide/final.safetensors), "
                                          f"got {short_repr(text)}")
     spec = spec.strip()
-    if ":" not in spec.split("/")[0] and spec.endswith(".zip"):
+    if ":" not in spec.split("/")[0] and spec.endswith((".zip", ".safetensors")):
         spec = f"ppo:{spec}"
     return name.strip(), spec
 

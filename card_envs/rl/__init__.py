@@ -1,13 +1,17 @@
-"""The RL layer: Gymnasium and stable-baselines3 views of the games, the PPO policies and the
-self-play trainer (top layer: imports core, the games, agents and the arena; nothing below
-imports it).
+"""The RL layer: card-envs' own PPO trainer, Gymnasium and stable-baselines3 views of the games,
+the SB3 policies and trainer (top layer: imports core, the games, agents and the arena; nothing
+below imports it).
 
->>> from card_envs.rl import SingleAgentEnv, BatchedVecEnv, train
+>>> from card_envs.rl import SingleAgentEnv, BatchedVecEnv, train, train_ppo
 >>> env = SingleAgentEnv("slide_v0", opponents="heuristic")       # Gymnasium, one seat
+>>> res = train_ppo("slide_v0", minutes=15, out_dir="runs/slide")  # doctest: +SKIP
 >>> venv = BatchedVecEnv("slide_v0", num_envs=64)                  # doctest: +SKIP
 >>> res = train("slide_v0", minutes=5, out_dir="runs/slide")       # doctest: +SKIP
 
-Modules: :mod:`~card_envs.rl.single_agent` (``SingleAgentEnv``, ``OpponentPool``: numpy and
+:mod:`~card_envs.rl.ppo` (``train_ppo``, ``PPO_DEFAULTS``: torch only, the network is
+:class:`agents.net.PolicyNet`) is the fast trainer;
+
+other modules: :mod:`~card_envs.rl.single_agent` (``SingleAgentEnv``, ``OpponentPool``: numpy and
 Gymnasium only), :mod:`~card_envs.rl.sb3` (``BatchedVecEnv``, ``PolicyOpponent``),
 :mod:`~card_envs.rl.policy` (``MaskedPolicy``, ``ObsFeatures``, ``ActionFeaturePolicy``),
 :mod:`~card_envs.rl.shaping` (``PotentialShaping``), :mod:`~card_envs.rl.selfplay`

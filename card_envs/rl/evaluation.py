@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["EVAL_OPPONENTS", "evaluate", "evaluate_batched", "model_policy", "plot_history"]
+__all__ = ["EVAL_OPPONENTS", "evaluate", "evaluate_batched", "model_policy", "plot_history",
+           "win_rate_lines"]
 
 #: The opponents of every evaluation (in every other seat).
 EVAL_OPPONENTS = ("random", "heuristic")
@@ -56,6 +57,17 @@ def evaluate(model: Any, env_id: str, games: int = 200, num_players: int = 2,
         torch.set_rng_state(states[2])
         model.policy.set_training_mode(was_training)
     return out
+
+
+def win_rate_lines(row: dict[str, Any]) -> list[str]:
+    """A history row's win rates as text lines: a header, then one line per evaluation
+    opponent (games, win rate, 95% interval)."""
+    lines = [f"{'opponent':<12}{'games':>7}{'win rate':>10}   95% CI"]
+    for opp in EVAL_OPPONENTS:
+        if f"{opp}_win_rate" in row:
+            lines.append(f"{opp:<12}{row[f'{opp}_games']:>7}{row[f'{opp}_win_rate']:>10.3f}   "
+                         f"[{row[f'{opp}_ci_low']:.3f}, {row[f'{opp}_ci_high']:.3f}]")
+    return lines
 
 
 def plot_history(history: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> None:

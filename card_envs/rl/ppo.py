@@ -214,20 +214,19 @@ class PPOResult:
 
     @property
     def final(self) -> dict[str, Any]:
+        """The last evaluation (a history row)."""
         return self.history[-1]
 
     def table(self) -> str:
+        """The speed and the final evaluation as text."""
+        from card_envs.rl.evaluation import win_rate_lines
+
         f = self.final
         lines = [f"{self.env_id}, {self.num_players} players: {self.env_steps:,} env steps "
                  f"({self.learner_steps:,} learner), {self.updates} updates in "
                  f"{self.wall_seconds:.0f} s: {self.env_steps_per_second:,.0f} env steps/s "
-                 f"end to end (evaluations apart: {self.eval_seconds:.0f} s)",
-                 f"{'opponent':<12}{'games':>7}{'win rate':>10}   95% CI"]
-        for opp in ("random", "heuristic"):
-            if f"{opp}_win_rate" in f:
-                lines.append(f"{opp:<12}{f[f'{opp}_games']:>7}{f[f'{opp}_win_rate']:>10.3f}   "
-                             f"[{f[f'{opp}_ci_low']:.3f}, {f[f'{opp}_ci_high']:.3f}]")
-        return "\n".join(lines)
+                 f"end to end (evaluations apart: {self.eval_seconds:.0f} s)"]
+        return "\n".join(lines + win_rate_lines(f))
 
 
 def _check_settings(cfg: dict[str, Any]) -> None:

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import sys
 import time
 import warnings
@@ -82,9 +81,9 @@ from card_envs.core.features import has_features
 from card_envs.core.manifest import TrainSpec
 from card_envs.core.registry import env_class, manifest, resolve_env_id
 from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link
-from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history
-from card_envs.rl.runs import prepare_out_dir
+from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history, win_rate_lines
 from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
+from card_envs.rl.runs import prepare_out_dir
 from card_envs.rl.sb3 import BatchedVecEnv
 from card_envs.rl.selfplay import AgentOpponent, SelfPlayPool
 from card_envs.rl.shaping import PotentialShaping, game_potential
@@ -200,12 +199,11 @@ class TrainResult:
         f = self.final
         lines = [f"{self.env_id}, {self.num_players} players: {self.learner_steps:,} learner "
                  f"steps, {self.env_steps:,} env steps, {self.updates} updates in "
-                 f"{self.seconds:.0f} s",
-                 f"{'opponent':<12}{'games':>7}{'win rate':>10}   95% CI"]
-        for opp in EVAL_OPPONENTS:
-            if f"{opp}_win_rate" in f:
-                lines.append(f"{opp:<12}{f[f'{opp}_games']:>7}{f[f'{opp}_win_rate']:>10.3f}   "
-                             f"[{f[f'{opp}_ci_low']:.3f}, {f[f'{opp}_ci_high']:.3f}]")
+                 f"{self.seconds:.0f} s", *win_rate_lines(f)]
+        wall = f.get("wall_seconds") or 0.0
+        if wall:
+            lines.append(f"end to end: {f['env_steps'] / wall:,.0f} env steps/s (all moves over "
+                         f"the run's wall time, updates included, evaluations apart)")
         lines.append(f"rollout throughput: {self.env_steps_per_second:,.0f} env steps/s "
                      f"(learner + opponent moves while collecting rollouts)")
         return "\n".join(lines)
@@ -236,6 +234,7 @@ class _Trainer(BaseCallback):
         self._next_eval_t = 0.0
         self._stop = False
         self._eval_s = 0.0  # duration of the last evaluation
+        self.eval_total_s = 0.0  # all evaluations so far
         self._bar: Any = None
         self._bar_t = 0.0
         self._roll_t0 = 0.0
@@ -251,8 +250,14 @@ class _Trainer(BaseCallback):
     def steps_per_second(self) -> float:
         return self.rollout_env_steps / self.rollout_s if self.rollout_s else 0.0
 
+    def wall_seconds(self) -> float:
+        """The run's wall time without its evaluations."""
+        return self.elapsed() - self.eval_total_s
+
     def run_eval(self) -> dict[str, Any]:
         """Evaluate, checkpoint, log; returns the history row."""
+        t_eval = time.perf_counter()
+        wall = self.wall_seconds()
         ev = evaluate(self.model, self.env_id, self.eval_games, self.players, self.eval_seed,
                       **self.options)
         step = int(self.model.num_timesteps)
@@ -260,15 +265,21 @@ class _Trainer(BaseCallback):
         self.model.save(ckpt)
         row: dict[str, Any] = {"learner_steps": step, "env_steps": self.env_steps(),
                                "updates": self.updates, "seconds": round(self.elapsed(), 3),
-                               "env_steps_per_s": round(self.steps_per_second(), 1),
+                               "wall_seconds": round(wall, 3),
+                               "rollout_seconds": round(self.rollout_s, 3),
+                               "update_seconds": round(max(0.0, wall - self.rollout_s), 3),
+                               "env_steps_per_s": round(self.env_steps() / wall, 1)
+                               if wall > 0 else 0.0,
+                               "rollout_env_steps_per_s": round(self.steps_per_second(), 1),
                                "pool_members": self.pool.members}
         for opp, r in ev.items():
             for k in ("win_rate", "ci_low", "ci_high"):
                 row[f"{opp}_{k}"] = r[k]
                 self.logger.record(f"eval/{opp}_{k}", r[k])
             row[f"{opp}_games"] = r["games"]
-        row["eval_seconds"] = round(sum(r["seconds"] for r in ev.values()), 3)
         row["checkpoint"] = str(ckpt.relative_to(self.out_dir))
+        self.eval_total_s += time.perf_counter() - t_eval
+        row["eval_seconds"] = round(self.eval_total_s, 3)
         self.history.append(row)
         self.write_history()
         if self._bar is not None:

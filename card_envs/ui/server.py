@@ -95,7 +95,7 @@ MAX_BYTES = 2**30  # agents' buffers (search trees) kept by the games table
 class ServerPolicy:
     """What a browser may choose. ``limits``: caps on agent budgets per move; ``trusted``:
     agent specs the person who started the server gave (exempt from the caps); ``models``:
-    trained models by name (``{"strong": "ppo:runs/x.zip"}``), the only files an opponent may
+    trained models by name (``{"strong": "ppo:runs/x.safetensors"}``), the only files an opponent may
     load. A browser never names a file: a spec with a path is refused, whatever the path."""
 
     limits: dict[str, float] = field(default_factory=lambda: dict(AGENT_LIMITS))
@@ -402,7 +402,7 @@ def create_app(defaults: dict[str, Any] | None = None, allowed_hosts: Sequence[s
     players, vs, seat, seed, options, theme``; its agent specs are trusted: exempt from the
     caps); ``allowed_hosts``: accepted ``Host`` headers (None: any), which keeps other sites'
     pages from reaching a local server by DNS rebinding; ``models``: trained models the
-    browser may choose by name (``{"strong": "ppo:runs/x.zip"}``); ``limits``: caps on agent
+    browser may choose by name (``{"strong": "ppo:runs/x.safetensors"}``); ``limits``: caps on agent
     budgets per move (default :data:`AGENT_LIMITS`); ``max_games`` / ``max_bytes``: the games
     table's size; ``max_busy``: requests computing at once (more wait up to ``busy_wait``
     seconds, then 503).

@@ -1,0 +1,146 @@
+"""The pretrained PPO baselines: ship trained runs, measure them in the arena, write the docs.
+
+    python benchmarks/baselines.py --ship runs/base       # copy runs/base/<game>/final.*
+    python benchmarks/baselines.py --games 400 --mcts-games 100 --docs
+
+``--ship DIR`` copies ``DIR/<game>/final.safetensors`` (weights only) and its ``final.json``
+(configuration, the training command, seed, settings, final evaluation) into the package as
+``agents/data/ppo/<env_id>.safetensors`` / ``.json``, and the run's learning curve to
+``docs/images/training/<env_id>.png``. Then every shipped baseline plays ``--games`` duplicate
+arena games (seed ``--seed``, 11 by default, deals not used in training) against the game's
+heuristic and ``--mcts-games`` against ``mcts:ms=200`` (0: skip), exactly as
+``card-envs arena --game G --agents ppo,heuristic --games 400 --seed 11`` does; the results go
+into each baseline's JSON (``arena``), to ``benchmarks/results/baselines-<UTC>.json`` and,
+with ``--docs``, into ``docs/training.md`` (between ``<!-- baselines:start/end -->``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine_info, versions  # noqa: E402
+
+import card_envs  # noqa: E402,F401
+from card_envs.core.registry import ENV_IDS, resolve_env_id  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "agents" / "data" / "ppo"
+CURVES = ROOT / "docs" / "images" / "training"
+MAX_BYTES = 2 << 20
+
+
+def ship(run_dir: Path, env_id: str) -> None:
+    """Copy one run's final policy, its record and its curve into the package and docs."""
+    src = run_dir / env_id.removesuffix("_v0")
+    if not (src / "final.safetensors").is_file():
+        src = run_dir / env_id
+    weights, record = src / "final.safetensors", src / "final.json"
+    if not weights.is_file() or not record.is_file():
+        raise SystemExit(f"no final.safetensors / final.json in {src}")
+    if weights.stat().st_size > MAX_BYTES:
+        raise SystemExit(f"{weights}: {weights.stat().st_size} bytes, more than 2 MB")
+    DATA.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(weights, DATA / f"{env_id}.safetensors")
+    meta = json.loads(record.read_text())
+    history = json.loads((src / "history.json").read_text())
+    meta["history"] = [{k: v for k, v in h.items() if k in (
+        "env_steps", "learner_steps", "wall_seconds", "random_win_rate", "heuristic_win_rate")}
+        for h in history]
+    (DATA / f"{env_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    CURVES.mkdir(parents=True, exist_ok=True)
+    if (src / "learning_curve.png").is_file():
+        shutil.copyfile(src / "learning_curve.png", CURVES / f"{env_id}.png")
+
+
+def measure(env_id: str, opponent: str, games: int, seed: int) -> dict[str, Any]:
+    from card_envs.arena import run_arena
+
+    t0 = time.perf_counter()
+    res = run_arena(env_id, ["ppo", opponent], games=games, seed=seed, progress=True,
+                    workers=1)
+    st = res["ppo"]
+    lo, hi = st.ci95
+    return {"opponent": opponent, "games": st.games, "win_rate": round(st.win_rate, 4),
+            "ci_low": round(lo, 4), "ci_high": round(hi, 4), "seed": seed,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def table(rows: dict[str, dict[str, Any]]) -> str:
+    lines = ["| game | trained (env steps, minutes) | vs heuristic (95% CI) | goal 0.70 | "
+             "vs mcts:ms=200 (95% CI) | size | command |", "|" + "---|" * 7]
+    for env_id, r in rows.items():
+        meta = r["meta"]
+        info = meta.get("info") or {}
+        cells = []
+        for opp in ("heuristic", "mcts:ms=200"):
+            a = r["arena"].get(opp)
+            cells.append("-" if a is None else
+                         f"**{a['win_rate']:.3f}** [{a['ci_low']:.3f}, {a['ci_high']:.3f}] "
+                         f"({a['games']} games)")
+        h = r["arena"].get("heuristic")
+        goal = "-" if h is None else ("met" if h["win_rate"] >= 0.7 else "not met")
+        size = (DATA / f"{env_id}.safetensors").stat().st_size / 1e6
+        lines.append(f"| {env_id} | {info.get('env_steps', 0) / 1e6:.1f} M, "
+                     f"{info.get('wall_seconds', 0) / 60:.0f} | {cells[0]} | {goal} | "
+                     f"{cells[1]} | {size:.2f} MB | `{info.get('command')}` |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ship", default=None, help="copy DIR/<game>/final.* into the package")
+    ap.add_argument("--envs", default=",".join(ENV_IDS), help="games (default all five)")
+    ap.add_argument("--games", type=int, default=400, help="arena games vs the heuristic")
+    ap.add_argument("--mcts-games", type=int, default=0, help="arena games vs mcts:ms=200")
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--docs", action="store_true", help="update docs/training.md")
+    args = ap.parse_args(argv)
+    envs = [resolve_env_id(g) for g in args.envs.split(",") if g]
+    if args.ship:
+        for env_id in envs:
+            ship(Path(args.ship), env_id)
+    rows: dict[str, dict[str, Any]] = {}
+    for env_id in envs:
+        meta = json.loads((DATA / f"{env_id}.json").read_text())
+        arena = dict(meta.get("arena") or {})
+        if args.games:
+            arena["heuristic"] = measure(env_id, "heuristic", args.games, args.seed)
+        if args.mcts_games:
+            arena["mcts:ms=200"] = measure(env_id, "mcts:ms=200", args.mcts_games, args.seed)
+        meta["arena"] = arena
+        (DATA / f"{env_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
+        rows[env_id] = {"meta": meta, "arena": arena}
+        print(table({env_id: rows[env_id]}).splitlines()[-1], flush=True)
+    print("\n" + table(rows))
+    utc = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    out = ROOT / "benchmarks" / "results" / f"baselines-{utc}.json"
+    out.write_text(json.dumps({"utc": utc, "machine": machine_info(), "versions": versions(),
+                               "args": vars(args),
+                               "rows": {k: v["arena"] for k, v in rows.items()}}, indent=1))
+    print(f"wrote {out}")
+    if args.docs:
+        doc = ROOT / "docs" / "training.md"
+        curves = "\n".join(f"![{e}](images/training/{e}.png)" for e in rows
+                           if (CURVES / f"{e}.png").is_file())
+        block = (f"<!-- baselines:start -->\n`python benchmarks/baselines.py --games "
+                 f"{args.games} --mcts-games {args.mcts_games} --docs` ({utc[:8]}, "
+                 f"{machine_info()['cpu_count']} CPU cores):\n\n{table(rows)}\n\n"
+                 f"{curves}\n<!-- baselines:end -->")
+        text, n = re.subn(r"<!-- baselines:start -->.*?<!-- baselines:end -->", block,
+                          doc.read_text(), flags=re.S)
+        if not n:
+            raise SystemExit("docs/training.md has no <!-- baselines:start/end --> markers")
+        doc.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

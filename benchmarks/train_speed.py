@@ -1,0 +1,185 @@
+"""End-to-end training speed of card-envs' own PPO (``card_envs.rl.train_ppo``), per game.
+
+    python benchmarks/train_speed.py                       # 2 minutes per game, all five
+    python benchmarks/train_speed.py --games slide_v0 --minutes 0.5 --docs
+
+For each game: a training run of ``--minutes`` wall time (defaults, 2 players, seed 0; one
+evaluation of ``--eval-games`` at the end, timed apart), then the figures it records: env steps
+(all moves, learner and opponents) per second over the whole wall time with the updates
+included, the learner's share, the time in rollouts and updates, and the profile (engine,
+features, forward, sampling, buffer, update, opponents). The anchor, in the same process right
+before each run: the batched engine alone (random legal moves from its compiled sampler,
+``num_envs`` games, ``--anchor-seconds``), so ``train / engine`` says how much of the engine's
+speed training keeps whatever the machine. The load column is the CPUs other processes used
+meanwhile (above 0.25 the row is flagged). Writes ``benchmarks/results/train_speed-<UTC>.json``
+(machine, versions, every figure) and, with ``--docs``, the table and a bar chart into
+``docs/training.md`` / ``docs/images/train_speed.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import LOAD_WARN, _system_cpu_seconds, machine_info, versions  # noqa: E402
+
+import card_envs  # noqa: E402,F401
+from card_envs.core.registry import ENV_IDS, resolve_env_id  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL = 50_000
+PARTS = ("engine", "features", "forward", "sampling", "buffer", "update", "opponents")
+
+
+def _load_probe() -> tuple[float, float] | None:
+    return _system_cpu_seconds()
+
+
+def _other_load(before: tuple[float, float] | None, own0: float, wall: float) -> float | None:
+    after = _system_cpu_seconds()
+    if before is None or after is None or wall <= 0:
+        return None
+    busy = after[0] - before[0]
+    own = time.process_time() - own0
+    return max(0.0, (busy - own) / wall)
+
+
+def engine_rate(env_id: str, num_envs: int, seconds: float) -> float:
+    """Random legal play on the batched engine alone (its compiled sampler), env steps/s."""
+    from card_envs.core.vector import make
+
+    vec = make(env_id, num_envs, seed=0)
+    vec.reset(seed=0)
+    for _ in range(3):
+        vec.step(vec.sample_actions())
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        vec.step(vec.sample_actions())
+        steps += num_envs
+    return steps / (time.perf_counter() - t0)
+
+
+def run_game(env_id: str, minutes: float, eval_games: int, anchor_s: float,
+             out: Path) -> dict[str, Any]:
+    from card_envs.rl import PPO_DEFAULTS, train_ppo
+
+    anchor = engine_rate(env_id, PPO_DEFAULTS["num_envs"], anchor_s)
+    probe, own0, t0 = _load_probe(), time.process_time(), time.perf_counter()
+    res = train_ppo(env_id, minutes=minutes, out_dir=out / env_id, progress=True,
+                    settings={"eval_games": eval_games, "evals": 1}, overwrite=True)
+    load = _other_load(probe, own0, time.perf_counter() - t0)
+    f = res.final
+    return {"env_id": env_id, "minutes": minutes, "env_steps": res.env_steps,
+            "learner_steps": res.learner_steps, "updates": res.updates,
+            "wall_seconds": round(res.wall_seconds, 2),
+            "rollout_seconds": round(res.rollout_seconds, 2),
+            "update_seconds": round(res.update_seconds, 2),
+            "eval_seconds": round(res.eval_seconds, 2),
+            "env_steps_per_s": round(res.env_steps_per_second, 1),
+            "engine_steps_per_s": round(anchor, 1),
+            "train_over_engine": round(res.env_steps_per_second / anchor, 4),
+            "profile": res.profile, "other_load": None if load is None else round(load, 2),
+            "random_win_rate": f.get("random_win_rate"),
+            "heuristic_win_rate": f.get("heuristic_win_rate")}
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = ("| game | env steps/s (all moves, whole run) | goal 50k | learner share | "
+            "rollouts / updates (s) | engine alone (steps/s) | train / engine | "
+            "profile: " + ", ".join(PARTS) + " (s) | other load |")
+    lines = [head, "|" + "---|" * 9]
+    for r in rows:
+        prof = " / ".join(f"{r['profile'][k]:.0f}" for k in PARTS)
+        load = "?" if r["other_load"] is None else f"{r['other_load']:.2f}"
+        if r["other_load"] is not None and r["other_load"] > LOAD_WARN:
+            load += " (busy)"
+        lines.append(f"| {r['env_id']} | **{r['env_steps_per_s']:,.0f}** | "
+                     f"{'met' if r['env_steps_per_s'] >= GOAL else 'not met'} | "
+                     f"{r['learner_steps'] / max(r['env_steps'], 1):.2f} | "
+                     f"{r['rollout_seconds']:.0f} / {r['update_seconds']:.0f} | "
+                     f"{r['engine_steps_per_s']:,.0f} | {r['train_over_engine']:.3f} | {prof} | "
+                     f"{load} |")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    names = [r["env_id"].removesuffix("_v0") for r in rows]
+    left = [0.0] * len(rows)
+    for k in PARTS:
+        share = [r["profile"][k] / max(r["wall_seconds"], 1e-9) * r["env_steps_per_s"]
+                 for r in rows]
+        ax.barh(names, share, left=left, label=k)
+        left = [a + b for a, b in zip(left, share)]
+    ax.axvline(GOAL, color="k", ls="--", lw=1, label="goal 50k")
+    ax.set_xlabel("env steps/s end to end (bars split by where the time went)")
+    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_docs(rows: list[dict[str, Any]], meta: dict[str, Any], cmd: str) -> None:
+    doc = ROOT / "docs" / "training.md"
+    text = doc.read_text()
+    block = (f"<!-- train_speed:start -->\n`{cmd}` on {meta['machine'].get('cpu_count')} CPU "
+             f"cores ({meta['machine'].get('processor') or meta['machine'].get('machine')}), "
+             f"{meta['utc'][:10]}:\n\n{table(rows)}\n\n"
+             "![training speed per game](images/train_speed.png)\n<!-- train_speed:end -->")
+    new, n = re.subn(r"<!-- train_speed:start -->.*?<!-- train_speed:end -->", block, text,
+                     flags=re.S)
+    if not n:
+        raise SystemExit("docs/training.md has no <!-- train_speed:start/end --> markers")
+    doc.write_text(new)
+    plot(rows, ROOT / "docs" / "images" / "train_speed.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", default=",".join(ENV_IDS))
+    ap.add_argument("--minutes", type=float, default=2.0)
+    ap.add_argument("--eval-games", type=int, default=100)
+    ap.add_argument("--anchor-seconds", type=float, default=2.0)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    ap.add_argument("--docs", action="store_true", help="update docs/training.md and the chart")
+    args = ap.parse_args(argv)
+    if not 0 < args.minutes <= 60 or not 0 <= args.eval_games <= 10_000:
+        ap.error("--minutes in (0, 60], --eval-games in 0..10000")
+    games = [resolve_env_id(g) for g in args.games.split(",") if g]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in games:
+            rows.append(run_game(g, args.minutes, args.eval_games, args.anchor_seconds,
+                                 Path(tmp)))
+            print(table(rows[-1:]).splitlines()[-1], flush=True)
+    utc = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    meta = {"utc": utc, "machine": machine_info(), "versions": versions()}
+    print("\n" + table(rows))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"train_speed-{utc}.json"
+    path.write_text(json.dumps({**meta, "args": vars(args), "rows": rows}, indent=1))
+    print(f"\nwrote {path}")
+    if args.docs:
+        cmd = "python benchmarks/train_speed.py" + (
+            f" --minutes {args.minutes:g}" if args.minutes != 2.0 else "")
+        write_docs(rows, meta, cmd)
+        print("updated docs/training.md and docs/images/train_speed.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
