@@ -72,9 +72,9 @@ __all__ = ["PPO_DEFAULTS", "PPOResult", "train_ppo"]
 PPO_DEFAULTS: dict[str, Any] = {
     "num_envs": 1024,
     "n_steps": 32,            # batched steps per rollout: about num_envs * n_steps moves
-    "minibatch": 8192,
+    "minibatch": 4096,
     "epochs": 1,
-    "learning_rate": 1e-3,
+    "learning_rate": 3e-3,
     "gamma": 0.995,
     "gae_lambda": 0.95,
     "clip_range": 0.2,
@@ -88,7 +88,7 @@ PPO_DEFAULTS: dict[str, Any] = {
     "self_play": 0.75,        # share of games where the learner plays every seat
     "league": {"snapshots": 0.7, "heuristic": 0.15, "random": 0.15},
     "pool_every": 10,
-    "pool_size": 4,
+    "pool_size": 2,
     "shaping": 0.0,
     "eval_games": 200,
     "evals": 6,
