@@ -75,6 +75,7 @@ PPO_DEFAULTS: dict[str, Any] = {
     "minibatch": 4096,
     "epochs": 1,
     "learning_rate": 3e-3,
+    "anneal_lr": True,        # learning rate falls linearly to 0 over the budget
     "gamma": 0.995,
     "gae_lambda": 0.95,
     "clip_range": 0.2,
@@ -246,6 +247,8 @@ def _check_settings(cfg: dict[str, Any]) -> None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) \
                 or not lo <= v <= hi:
             raise OptionError(f"setting {k} must be a number in [{lo}, {hi}], got {v!r}")
+    if not isinstance(cfg["anneal_lr"], bool):
+        raise OptionError(f"setting anneal_lr must be true or false, got {cfg['anneal_lr']!r}")
     h = cfg["hidden"]
     if not isinstance(h, (list, tuple)) or not h or not all(
             isinstance(w, int) and 1 <= w <= 8192 for w in h):
@@ -701,6 +704,11 @@ def _train(run: _Run, out: Path, minutes: float | None, steps: int | None, seed:
             break
         if budget is not None and wall + last_iter > budget:
             break
+        if cfg["anneal_lr"]:
+            done = max(wall / budget if budget else 0.0,
+                       run.env_steps / steps if steps else 0.0)
+            for group in run.opt.param_groups:
+                group["lr"] = cfg["learning_rate"] * max(0.0, 1.0 - done)
         t0 = time.perf_counter()
         run.rollout()
         stats = run.update()

@@ -208,7 +208,8 @@ def test_the_ppo_agent_needs_torch_only() -> None:
 def test_bad_settings_are_refused_before_anything_runs(tmp_path: Path) -> None:
     for settings, match in (({"learning_rate": float("nan")}, "learning_rate"),
                             ({"num_envs": 1}, "num_envs"), ({"hidden": []}, "hidden"),
-                            ({"league": {"mcts": 1}}, "league"), ({"bogus": 1}, "unknown")):
+                            ({"league": {"mcts": 1}}, "league"), ({"bogus": 1}, "unknown"),
+                            ({"anneal_lr": 1}, "anneal_lr")):
         with pytest.raises(OptionError, match=match):
             train_ppo("slide_v0", steps=10, out_dir=tmp_path / "r", settings=settings,
                       progress=False)
