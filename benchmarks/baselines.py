@@ -60,17 +60,32 @@ def ship(run_dir: Path, env_id: str) -> None:
         shutil.copyfile(src / "learning_curve.png", CURVES / f"{env_id}.png")
 
 
-def measure(env_id: str, opponent: str, games: int, seed: int) -> dict[str, Any]:
+def measure(env_id: str, opponent: str, games: int, seed: int, workers: int = 1
+            ) -> dict[str, Any]:
     from card_envs.arena import run_arena
 
     t0 = time.perf_counter()
     res = run_arena(env_id, ["ppo", opponent], games=games, seed=seed, progress=True,
-                    workers=1)
+                    workers=workers)
     st = res["ppo"]
     lo, hi = st.ci95
     return {"opponent": opponent, "games": st.games, "win_rate": round(st.win_rate, 4),
             "ci_low": round(lo, 4), "ci_high": round(hi, 4), "seed": seed,
             "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def from_arena_file(path: Path) -> dict[str, Any]:
+    """The ppo row of a results file written by ``card-envs arena --agents ppo...,OPP --json``
+    (the same games :func:`measure` plays)."""
+    from card_envs.arena import ArenaResult
+
+    res = ArenaResult.load(path)
+    (st,) = [s for s in res.stats if s.agent.startswith("ppo")]
+    (opp,) = [s.agent for s in res.stats if not s.agent.startswith("ppo")]
+    lo, hi = st.ci95
+    return {"opponent": opp, "games": st.games, "win_rate": round(st.win_rate, 4),
+            "ci_low": round(lo, 4), "ci_high": round(hi, 4), "seed": res.seed,
+            "seconds": round(res.elapsed, 1), "file": path.name}
 
 
 def table(rows: dict[str, dict[str, Any]]) -> str:
@@ -101,7 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=400, help="arena games vs the heuristic")
     ap.add_argument("--mcts-games", type=int, default=0, help="arena games vs mcts:ms=200")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--workers", type=int, default=1, help="arena worker processes (results "
+                    "do not depend on it)")
     ap.add_argument("--docs", action="store_true", help="update docs/training.md")
+    ap.add_argument("--arena-from", default=None, help="take the results against the "
+                    "heuristic from DIR/<game>.arena.json (written by `card-envs arena --json` "
+                    "with the same games) instead of playing them again")
     args = ap.parse_args(argv)
     envs = [resolve_env_id(g) for g in args.envs.split(",") if g]
     if args.ship:
@@ -111,10 +131,16 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in envs:
         meta = json.loads((DATA / f"{env_id}.json").read_text())
         arena = dict(meta.get("arena") or {})
-        if args.games:
-            arena["heuristic"] = measure(env_id, "heuristic", args.games, args.seed)
+        saved = None if args.arena_from is None else \
+            Path(args.arena_from) / f"{env_id.removesuffix('_v0')}.arena.json"
+        if saved is not None and saved.is_file():
+            arena["heuristic"] = from_arena_file(saved)
+        elif args.games:
+            arena["heuristic"] = measure(env_id, "heuristic", args.games, args.seed,
+                                         args.workers)
         if args.mcts_games:
-            arena["mcts:ms=200"] = measure(env_id, "mcts:ms=200", args.mcts_games, args.seed)
+            arena["mcts:ms=200"] = measure(env_id, "mcts:ms=200", args.mcts_games, args.seed,
+                                           args.workers)
         meta["arena"] = arena
         (DATA / f"{env_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
         rows[env_id] = {"meta": meta, "arena": arena}

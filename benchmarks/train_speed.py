@@ -14,6 +14,11 @@ speed training keeps whatever the machine. The load column is the CPUs other pro
 meanwhile (above 0.25 the row is flagged). Writes ``benchmarks/results/train_speed-<UTC>.json``
 (machine, versions, every figure) and, with ``--docs``, the table and a bar chart into
 ``docs/training.md`` / ``docs/images/train_speed.png``.
+
+``--from DIR`` trains nothing: it tabulates finished runs ``DIR/<game>/`` (their
+``summary.json`` and last ``history.json`` row: the figures a run measured over its own whole
+wall time, e.g. the 15-minute runs that made the shipped baselines) and measures the engine
+anchor now, in this process.
 """
 
 from __future__ import annotations
@@ -90,6 +95,27 @@ def run_game(env_id: str, minutes: float, eval_games: int, anchor_s: float,
             "heuristic_win_rate": f.get("heuristic_win_rate")}
 
 
+def from_run(env_id: str, folder: Path, anchor_s: float) -> dict[str, Any]:
+    """The row of a finished run in ``folder`` (module docstring)."""
+    from card_envs.rl import PPO_DEFAULTS
+
+    src = folder / env_id.removesuffix("_v0")
+    summary = json.loads((src / "summary.json").read_text())
+    last = json.loads((src / "history.json").read_text())[-1]
+    anchor = engine_rate(env_id, int(summary["settings"].get("num_envs",
+                                                             PPO_DEFAULTS["num_envs"])),
+                         anchor_s)
+    rate = summary["env_steps_per_s"]
+    keys = ("env_steps", "learner_steps", "updates", "wall_seconds", "rollout_seconds",
+            "update_seconds", "eval_seconds", "profile")
+    return {"env_id": env_id, "minutes": round(summary["wall_seconds"] / 60, 2),
+            **{k: summary[k] for k in keys}, "env_steps_per_s": rate,
+            "engine_steps_per_s": round(anchor, 1),
+            "train_over_engine": round(rate / anchor, 4), "other_load": None,
+            "random_win_rate": last.get("random_win_rate"),
+            "heuristic_win_rate": last.get("heuristic_win_rate"), "run": str(src)}
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     head = ("| game | env steps/s (all moves, whole run) | goal 50k | learner share | "
             "rollouts / updates (s) | engine alone (steps/s) | train / engine | "
@@ -155,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anchor-seconds", type=float, default=2.0)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     ap.add_argument("--docs", action="store_true", help="update docs/training.md and the chart")
+    ap.add_argument("--from", dest="from_dir", default=None,
+                    help="tabulate the finished runs DIR/<game>/ instead of training")
     args = ap.parse_args(argv)
     if not 0 < args.minutes <= 60 or not 0 <= args.eval_games <= 10_000:
         ap.error("--minutes in (0, 60], --eval-games in 0..10000")
@@ -162,8 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for g in games:
-            rows.append(run_game(g, args.minutes, args.eval_games, args.anchor_seconds,
-                                 Path(tmp)))
+            if args.from_dir:
+                rows.append(from_run(g, Path(args.from_dir), args.anchor_seconds))
+            else:
+                rows.append(run_game(g, args.minutes, args.eval_games, args.anchor_seconds,
+                                     Path(tmp)))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     utc = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     meta = {"utc": utc, "machine": machine_info(), "versions": versions()}
@@ -175,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nwrote {path}")
     if args.docs:
         cmd = "python benchmarks/train_speed.py" + (
+            f" --from {args.from_dir}" if args.from_dir else
             f" --minutes {args.minutes:g}" if args.minutes != 2.0 else "")
         write_docs(rows, meta, cmd)
         print("updated docs/training.md and docs/images/train_speed.png")
