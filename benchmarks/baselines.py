@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         doc = ROOT / "docs" / "training.md"
         curves = "\n".join(f"![{e}](images/training/{e}.png)" for e in rows
                            if (CURVES / f"{e}.png").is_file())
-        block = (f"<!-- baselines:start -->\n`python benchmarks/baselines.py --games "
-                 f"{args.games} --mcts-games {args.mcts_games} --docs` ({utc[:8]}, "
+        cmd = " ".join(sys.argv[1:] if argv is None else argv)
+        block = (f"<!-- baselines:start -->\n`python benchmarks/baselines.py {cmd}` ({utc[:8]}, "
                  f"{machine_info()['cpu_count']} CPU cores):\n\n{table(rows)}\n\n"
                  f"{curves}\n<!-- baselines:end -->")
         text, n = re.subn(r"<!-- baselines:start -->.*?<!-- baselines:end -->", block,

@@ -141,7 +141,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(8, 4.2))
     names = [r["env_id"].removesuffix("_v0") for r in rows]
     left = [0.0] * len(rows)
     for k in PARTS:
@@ -151,7 +151,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         left = [a + b for a, b in zip(left, share)]
     ax.axvline(GOAL, color="k", ls="--", lw=1, label="goal 50k")
     ax.set_xlabel("env steps/s end to end (bars split by where the time went)")
-    ax.legend(fontsize=7, ncol=4, loc="lower right")
+    ax.legend(fontsize=7, ncol=8, loc="upper center", bbox_to_anchor=(0.5, -0.18))
     ax.invert_yaxis()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -163,7 +163,7 @@ def write_docs(rows: list[dict[str, Any]], meta: dict[str, Any], cmd: str) -> No
     text = doc.read_text()
     block = (f"<!-- train_speed:start -->\n`{cmd}` on {meta['machine'].get('cpu_count')} CPU "
              f"cores ({meta['machine'].get('processor') or meta['machine'].get('machine')}), "
-             f"{meta['utc'][:10]}:\n\n{table(rows)}\n\n"
+             f"{meta['utc'][:8]}:\n\n{table(rows)}\n\n"
              "![training speed per game](images/train_speed.png)\n<!-- train_speed:end -->")
     new, n = re.subn(r"<!-- train_speed:start -->.*?<!-- train_speed:end -->", block, text,
                      flags=re.S)
