@@ -296,7 +296,8 @@ def _model(text: str) -> tuple[str, str]:
     ``.safetensors`` / ``.zip`` path, read as ``ppo:PATH``)."""
     name, sep, spec = text.partition("=")
     if not sep or not name.strip() or not spec.strip():
-        raise argparse.ArgumentTypeError(f"--model is NAME=SPEC (e.g. mine=ppo:runs/slide/final.safetensors), "
+        raise argparse.ArgumentTypeError("--model is NAME=SPEC (e.g. "
+                                         "mine=ppo:runs/slide/final.safetensors), "
                                          f"got {short_repr(text)}")
     spec = spec.strip()
     if ":" not in spec.split("/")[0] and spec.endswith((".zip", ".safetensors")):

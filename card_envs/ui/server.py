@@ -95,8 +95,9 @@ MAX_BYTES = 2**30  # agents' buffers (search trees) kept by the games table
 class ServerPolicy:
     """What a browser may choose. ``limits``: caps on agent budgets per move; ``trusted``:
     agent specs the person who started the server gave (exempt from the caps); ``models``:
-    trained models by name (``{"strong": "ppo:runs/x.safetensors"}``), the only files an opponent may
-    load. A browser never names a file: a spec with a path is refused, whatever the path."""
+    trained models by name (``{"strong": "ppo:runs/x.safetensors"}``), the only files an
+    opponent may load. A browser never names a file: a spec with a path is refused, whatever
+    the path."""
 
     limits: dict[str, float] = field(default_factory=lambda: dict(AGENT_LIMITS))
     trusted: frozenset[str] = frozenset()
