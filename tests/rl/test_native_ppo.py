@@ -189,20 +189,23 @@ def test_a_corrupt_sb3_zip_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_the_ppo_agent_needs_torch_only() -> None:
     """The shipped baseline loads and plays with stable-baselines3 and sb3-contrib unimportable,
-    and nothing is unpickled."""
+    and loading its weights unpickles nothing (numba's own kernel cache, warmed first, is
+    allowed its pickle)."""
     code = (
         "import sys\n"
         "sys.modules['stable_baselines3'] = None\nsys.modules['sb3_contrib'] = None\n"
+        "from card_envs.arena import run_arena\n"
+        "from agents.net import load_policy\nfrom agents.ppo import baseline_path\n"
+        "r = run_arena('slide_v0', ['ppo', 'random'], games=2, seed=1, progress=False)\n"
         "import pickle\n"
         "def no(*a, **k): raise AssertionError('pickle used')\n"
         "pickle.load = pickle.loads = pickle.Unpickler = no\n"
-        "from card_envs.arena import run_arena\n"
-        "r = run_arena('slide_v0', ['ppo', 'random'], games=2, seed=1, progress=False)\n"
-        "print(r['ppo'].games)\n")
+        "p = load_policy(baseline_path('slide_v0'), 'slide_v0', 2)\n"
+        "print(r['ppo'].games, p.env_id)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "2"
+    assert out.stdout.strip() == "2 slide_v0"
 
 
 def test_bad_settings_are_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -230,10 +233,13 @@ def test_same_seed_same_weights(tmp_path: Path) -> None:
 
 
 def test_training_learns_to_beat_random_and_records_its_speed(tmp_path: Path) -> None:
-    res = train_ppo("slide_v0", minutes=None, steps=400_000, out_dir=tmp_path / "run",
+    res = train_ppo("slide_v0", minutes=None, steps=600_000, out_dir=tmp_path / "run",
                     settings={"eval_games": 200, "evals": 1}, progress=False, seed=0)
     start, end = res.history[0], res.history[-1]
-    assert end["random_win_rate"] >= 0.8 > start["random_win_rate"]
+    # the untrained greedy policy already beats random (about 0.86: the features); training
+    # lifts it further and gains clearly against the heuristic
+    assert end["random_win_rate"] >= 0.9
+    assert end["heuristic_win_rate"] >= start["heuristic_win_rate"] + 0.1
     for key in ("env_steps", "learner_steps", "wall_seconds", "update_seconds",
                 "rollout_seconds"):
         assert key in end
