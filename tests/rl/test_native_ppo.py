@@ -26,7 +26,10 @@ from card_envs.core.errors import OptionError  # noqa: E402
 from card_envs.core.features import Features, PolicyInput  # noqa: E402
 from card_envs.core.registry import ENV_IDS, env_class  # noqa: E402
 from card_envs.core.vector import make  # noqa: E402
-from card_envs.rl.ppo import _credit, _gae, _link, train_ppo  # noqa: E402
+from card_envs.rl.ppo import train_ppo  # noqa: E402
+from card_envs.rl.trajectories import credit as _credit  # noqa: E402
+from card_envs.rl.trajectories import gae as _gae  # noqa: E402
+from card_envs.rl.trajectories import link as _link  # noqa: E402
 
 
 def _batch(env_id: str, n: int = 256, steps: int = 9):
