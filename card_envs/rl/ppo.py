@@ -31,6 +31,9 @@ view of the position at the cut.
 clipping. ``shaping > 0`` adds the game's potential-based shaping (its manifest's
 ``train.potential``) to each seat's rewards, ``shaping * (gamma phi(s') - phi(s))`` with
 ``phi = 0`` at the end of a game, which telescopes over a game.
+``critic="full"`` takes the values for GAE from a separate network over every seat's view of the
+position (the learner's own view plus the others', in turn order; trained on the same returns,
+kept out of the saved weights); the policy's own value head is still trained.
 
 **Measured.** ``history.json`` rows and the result carry ``env_steps`` (all moves: learner and
 opponents), ``learner_steps``, ``wall_seconds`` (the run without evaluations),
@@ -92,6 +95,7 @@ PPO_DEFAULTS: dict[str, Any] = {
     "pool_every": 10,
     "pool_size": 2,
     "shaping": 0.0,
+    "critic": "own",          # "full": the value reads every seat's view (training only)
     "eval_games": 200,
     "evals": 6,
 }
@@ -172,6 +176,8 @@ def _check_settings(cfg: dict[str, Any]) -> None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) \
                 or not lo <= v <= hi:
             raise OptionError(f"setting {k} must be a number in [{lo}, {hi}], got {v!r}")
+    if cfg["critic"] not in ("own", "full"):
+        raise OptionError(f"setting critic must be 'own' or 'full', got {cfg['critic']!r}")
     if not isinstance(cfg["anneal_lr"], bool):
         raise OptionError(f"setting anneal_lr must be true or false, got {cfg['anneal_lr']!r}")
     h = cfg["hidden"]
@@ -199,6 +205,11 @@ class _Run:
                                 one_hot_budget=cfg["one_hot_budget"])
         self.net = self.policy.net
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg["learning_rate"], eps=1e-5)
+        self.critic: torch.nn.Module | None = None
+        if cfg["critic"] == "full":
+            self.critic = _critic(players * self.policy.pinput.in_dim, cfg["hidden"])
+            self.opt.add_param_group({"params": list(self.critic.parameters())})
+        self.params = [q for g in self.opt.param_groups for q in g["params"]]
         game = self.policy.game
         self.game = game
         self.vec = VectorEnv(game, cfg["num_envs"], seed)
@@ -213,6 +224,11 @@ class _Run:
         self.buf_roff = np.zeros(cap + 1, np.int64)
         self._obs_tmp = np.zeros((B, L), game.obs_dtype)
         self._mask_tmp = np.zeros((B, A), np.int8)
+        # the other seats' views of each sample's position (critic="full" only)
+        self.buf_cx = np.zeros((cap if self.critic is not None else 0,
+                                (players - 1) * pin.in_dim), np.float32)
+        self._no_mask = np.zeros((B, A), np.int8)
+        self._cobs = np.zeros((B, L), game.obs_dtype)
         self.buf_act = np.zeros(cap, np.int64)
         self.buf_logp = np.zeros(cap, np.float32)
         self.buf_val = np.zeros(cap, np.float32)
@@ -357,6 +373,8 @@ class _Run:
                 prof["buffer"] += t2 - t1
                 x, rows, acts, off = self.policy.pinput.compute(obs, masks, threads,
                                                                x=self.buf_x[sl])
+                if self.critic is not None:
+                    self._other_views(mine, cur[mine], self.buf_cx[sl], threads)
                 t3 = time.perf_counter()
                 prof["features"] += t3 - t2
                 r0 = self.buf_roff[ptr]
@@ -373,6 +391,8 @@ class _Run:
                 t3 = t3b
                 with torch.no_grad():
                     logits, values = self.net(*as_tensors(x, rows, acts, off))
+                    if self.critic is not None:
+                        values = self._critic_values(x, self.buf_cx[sl])
                 t4 = time.perf_counter()
                 prof["forward"] += t4 - t3
                 lg = logits.numpy().astype(np.float64)
@@ -427,7 +447,12 @@ class _Run:
             masks = np.zeros((games.size, self.game.num_actions), np.int8)
             x = self.policy.pinput.compute(obs, masks, threads)[0]
             with torch.no_grad():
-                v = self.net.value_of(torch.from_numpy(x)).numpy()
+                if self.critic is not None:
+                    cx = np.zeros((games.size, self.buf_cx.shape[1]), np.float32)
+                    self._other_views(games, seats, cx, threads)
+                    v = self._critic_values(x, cx).numpy()
+                else:
+                    v = self.net.value_of(torch.from_numpy(x)).numpy()
             self.boot[self.pending[games, seats]] = v
             if self.phi_col >= 0:
                 self.boot_phi[self.pending[games, seats]] = x[:, self.phi_col]
@@ -436,6 +461,25 @@ class _Run:
         prof["forward"] += time.perf_counter() - t0
         self.rollout_s += time.perf_counter() - t_start
         return ptr
+
+    def _other_views(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray,
+                     threads: int) -> None:
+        """Write the encoded views of the seats after ``seats`` (in turn order) of ``games``
+        into ``out`` ``(m, (n - 1) * D)``: with the seat's own view, the whole deal."""
+        D, m = self.policy.pinput.in_dim, games.size
+        games = np.ascontiguousarray(games, np.int64)
+        obs = self._cobs[:m] if m <= self._cobs.shape[0] else np.zeros(
+            (m, self.game.obs_size), self.game.obs_dtype)
+        for j in range(1, self.n):
+            other = (np.asarray(seats, np.int64) + j) % self.n
+            self.observe_seats(self.vec.states, self.vec.cfg, games, other, obs)
+            out[:, (j - 1) * D:j * D] = self.policy.pinput.compute(
+                obs, self._no_mask[:m] if m <= self._no_mask.shape[0] else np.zeros(
+                    (m, self.game.num_actions), np.int8), threads)[0]
+
+    def _critic_values(self, x: np.ndarray, cx: np.ndarray) -> torch.Tensor:
+        assert self.critic is not None
+        return self.critic(torch.cat([torch.from_numpy(x), torch.from_numpy(cx)], 1)).squeeze(1)
 
     # --- update ---------------------------------------------------------------------------
     def update(self) -> dict[str, float]:
@@ -453,6 +497,8 @@ class _Run:
         k = 0
         gather_s = 0.0  # assembling minibatches
         self.net.train()
+        if self.critic is not None:
+            self.critic.train()
         for _ in range(cfg["epochs"]):
             perm = self.rng.permutation(N)
             for s in range(0, N - M + 1, M):
@@ -478,11 +524,15 @@ class _Run:
                 ratio = (logp - old).exp()
                 clip = cfg["clip_range"]
                 pg = -torch.min(ratio * a, ratio.clamp(1 - clip, 1 + clip) * a).mean()
-                vl = 0.5 * (values - torch.from_numpy(ret[idx])).pow(2).mean()
+                target = torch.from_numpy(ret[idx])
+                vl = 0.5 * (values - target).pow(2).mean()
+                if self.critic is not None:  # the policy's own value head stays trained too
+                    cv = self.critic(torch.cat([xt, torch.from_numpy(self.buf_cx[idx])], 1))
+                    vl = vl + 0.5 * (cv.squeeze(1) - target).pow(2).mean()
                 loss = pg + cfg["vf_coef"] * vl - cfg["ent_coef"] * ent.mean()
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg["max_grad_norm"])
+                torch.nn.utils.clip_grad_norm_(self.params, cfg["max_grad_norm"])
                 self.opt.step()
                 with torch.no_grad():
                     stats["policy_loss"] += float(pg)
@@ -492,12 +542,23 @@ class _Run:
                     stats["approx_kl"] += float(((ratio - 1) - (logp - old)).mean())
                 k += 1
         self.net.eval()
+        if self.critic is not None:
+            self.critic.eval()
         self.updates += 1
         dt = time.perf_counter() - t_start
         self.update_s += dt
         self.prof["buffer"] += gather_s
         self.prof["update"] += dt - gather_s
         return {key: v / max(k, 1) for key, v in stats.items()}
+
+
+def _critic(in_dim: int, hidden: list[int]) -> torch.nn.Module:
+    """The full-information value network (critic="full"): an MLP over every seat's view."""
+    layers: list[torch.nn.Module] = []
+    for h in hidden:
+        layers += [torch.nn.Linear(in_dim, h), torch.nn.ReLU()]
+        in_dim = h
+    return torch.nn.Sequential(*layers, torch.nn.Linear(in_dim, 1))
 
 
 def _evaluate(run: _Run, games: int, seed: int) -> dict[str, Any]:

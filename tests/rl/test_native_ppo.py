@@ -215,7 +215,7 @@ def test_bad_settings_are_refused_before_anything_runs(tmp_path: Path) -> None:
     for settings, match in (({"learning_rate": float("nan")}, "learning_rate"),
                             ({"num_envs": 1}, "num_envs"), ({"hidden": []}, "hidden"),
                             ({"league": {"mcts": 1}}, "league"), ({"bogus": 1}, "unknown"),
-                            ({"anneal_lr": 1}, "anneal_lr")):
+                            ({"anneal_lr": 1}, "anneal_lr"), ({"critic": "oracle"}, "critic")):
         with pytest.raises(OptionError, match=match):
             train_ppo("slide_v0", steps=10, out_dir=tmp_path / "r", settings=settings,
                       progress=False)
@@ -233,6 +233,33 @@ def test_same_seed_same_weights(tmp_path: Path) -> None:
     a, b = (read_weights(r.final_path)[0] for r in runs)
     assert a.keys() == b.keys() and all((a[k] == b[k]).all() for k in a)
     assert runs[0].env_steps == runs[1].env_steps >= 6000
+
+
+def test_the_full_information_critic_trains_and_stays_out_of_the_weights(tmp_path: Path
+                                                                         ) -> None:
+    runs = [train_ppo("op_glad_ijs_v0", minutes=None, steps=6000, out_dir=tmp_path / str(k),
+                      settings={**SMALL, "critic": critic}, progress=False, torch_threads=1,
+                      seed=5) for k, critic in enumerate(("full", "full", "own"))]
+    full, again, own = (read_weights(r.final_path)[0] for r in runs)
+    assert all((full[k] == again[k]).all() for k in full)  # deterministic
+    assert full.keys() == own.keys()  # the policy's weights only: the critic is for training
+    assert any(not np.array_equal(full[k], own[k]) for k in full)
+    # the critic's input: the learner's own view plus the other seat's
+    from card_envs.rl.ppo import _Run
+    run = runs[0]
+    r = _Run("op_glad_ijs_v0", 2, {**run.config}, {}, 0)
+    vec = r.vec
+    for _ in range(5):
+        vec.step(vec.sample_actions())
+    games = np.arange(vec.num_envs, dtype=np.int64)
+    seats = vec.current_player.astype(np.int64)
+    cx = np.zeros((games.size, r.policy.pinput.in_dim), np.float32)
+    r._other_views(games, seats, cx, 1)
+    obs = np.zeros_like(vec.observations)
+    r.observe_seats(vec.states, vec.cfg, games, 1 - seats, obs)
+    want = r.policy.pinput.compute(obs, np.zeros_like(vec.action_masks), 1)[0]
+    assert np.array_equal(cx, want) and not np.array_equal(cx, r.policy.pinput.compute(
+        vec.observations, vec.action_masks, 1)[0])
 
 
 def test_training_learns_to_beat_random_and_records_its_speed(tmp_path: Path) -> None:
