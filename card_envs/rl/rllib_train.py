@@ -13,8 +13,11 @@ checkpoint just written is loaded back (as the ``rllib:`` arena agent loads it) 
 the arena's duplicate deals, all games advancing together on the batched engine
 (:func:`~card_envs.rl.evaluation.evaluate_batched`, one module forward per move). The final
 evaluation plays ``final_games``. Rows go to ``history.csv`` / ``history.json`` and
-``learning_curve.png``; every training iteration (env steps, wall time, the learner updates'
-time and the rest: sampling, weight sync) to ``iterations.json``.
+``learning_curve.png``, each with the trainers' common end-to-end fields: ``env_steps`` (all
+moves), ``wall_seconds`` (the run without evaluations), ``rollout_seconds``,
+``update_seconds``, ``eval_seconds`` and ``env_steps_per_s``; every training iteration (env
+steps, wall time, the learner updates' time and the rest: sampling, weight sync) to
+``iterations.json``.
 
 **Budget.** ``minutes`` bounds the run (building the algorithm, training iterations and periodic
 evaluations; the final evaluation comes on top): an iteration is not started when one as long
@@ -214,14 +217,25 @@ def train_rllib(env_id: str, minutes: float = 5.0, num_env_runners: int = 2,
         history: list[dict[str, Any]] = []
         iterations: list[dict[str, Any]] = []
         steps = 0
+        eval_s = 0.0
 
         def evaluation(tag: str, games: int) -> Path:
+            nonlocal eval_s
+            t_eval = time.perf_counter()
+            wall = t_eval - t0 - eval_s
             path = algo.save(str((out / tag).resolve())).checkpoint.path
             row = {"iteration": algo.iteration, "env_steps": steps,
                    "minutes": round((time.perf_counter() - t0) / 60, 3), "checkpoint": path,
                    "games": games, **_evaluate(Path(path), env_id, games, players, 12345,
                                                {k: v for k, v in options.items()
                                                 if k != "num_players"})}
+            eval_s += time.perf_counter() - t_eval
+            # the same end-to-end fields as the other trainers (env steps = all moves)
+            row.update({"wall_seconds": round(wall, 3),
+                        "rollout_seconds": round(sum(i["sample_s"] for i in iterations), 3),
+                        "update_seconds": round(sum(i["learn_s"] for i in iterations), 3),
+                        "eval_seconds": round(eval_s, 3),
+                        "env_steps_per_s": round(steps / wall, 1) if steps and wall else 0.0})
             history.append(row)
             if progress:
                 print(f"[{row['minutes']:.1f} min] {steps} env steps: vs random "

@@ -357,6 +357,10 @@ def test_train_rllib_example_starts_ray_and_writes_a_run(tmp_path: Path) -> None
         assert (out / f).is_file(), f
     history = json.loads((out / "history.json").read_text())
     assert [h["iteration"] for h in history][0] == 0 and history[-1]["games"] == 4
+    last = history[-1]
+    assert last["env_steps"] > 0 and last["wall_seconds"] > 0 and last["env_steps_per_s"] > 0
+    assert last["rollout_seconds"] + last["update_seconds"] <= last["wall_seconds"] + 1.0
+    assert last["eval_seconds"] > 0
     its = json.loads((out / "iterations.json").read_text())
     assert its and its[0]["env_steps"] >= SMALL["train_batch_size_per_learner"]
     assert all(it["masked_action_violations"] == 0 for it in its)
