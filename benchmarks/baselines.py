@@ -12,6 +12,9 @@ heuristic and ``--mcts-games`` against ``mcts:ms=200`` (0: skip), exactly as
 ``card-envs arena --game G --agents ppo,heuristic --games 400 --seed 11`` does; the results go
 into each baseline's JSON (``arena``), to ``benchmarks/results/baselines-<UTC>.json`` and,
 with ``--docs``, into ``docs/training.md`` (between ``<!-- baselines:start/end -->``).
+``--arena-from DIR`` takes those results from ``DIR/<game>.arena.json`` (heuristic) and
+``DIR/<game>.mcts.json`` (``mcts:ms=200``), files ``card-envs arena --json`` wrote for the same
+games, instead of playing them again.
 """
 
 from __future__ import annotations
@@ -121,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", action="store_true", help="update docs/training.md")
     ap.add_argument("--arena-from", default=None, help="take the results against the "
                     "heuristic from DIR/<game>.arena.json (written by `card-envs arena --json` "
-                    "with the same games) instead of playing them again")
+                    "with the same games) instead of playing them again, and the results "
+                    "against mcts:ms=200 from DIR/<game>.mcts.json where it exists")
     args = ap.parse_args(argv)
     envs = [resolve_env_id(g) for g in args.envs.split(",") if g]
     if args.ship:
@@ -138,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         elif args.games:
             arena["heuristic"] = measure(env_id, "heuristic", args.games, args.seed,
                                          args.workers)
-        if args.mcts_games:
+        mcts = None if args.arena_from is None else \
+            Path(args.arena_from) / f"{env_id.removesuffix('_v0')}.mcts.json"
+        if mcts is not None and mcts.is_file():
+            arena["mcts:ms=200"] = from_arena_file(mcts)
+        elif args.mcts_games:
             arena["mcts:ms=200"] = measure(env_id, "mcts:ms=200", args.mcts_games, args.seed,
                                            args.workers)
         meta["arena"] = arena

@@ -15,6 +15,7 @@ meanwhile (above 0.25 the row is flagged). Writes ``benchmarks/results/train_spe
 (machine, versions, every figure) and, with ``--docs``, the table and a bar chart into
 ``docs/training.md`` / ``docs/images/train_speed.png``.
 
+``--from-json PATH --docs`` writes the docs from a results file of an earlier run.
 ``--from DIR`` trains nothing: it tabulates finished runs ``DIR/<game>/`` (their
 ``summary.json`` and last ``history.json`` row: the figures a run measured over its own whole
 wall time, e.g. the 15-minute runs that made the shipped baselines) and measures the engine
@@ -173,6 +174,13 @@ def write_docs(rows: list[dict[str, Any]], meta: dict[str, Any], cmd: str) -> No
     plot(rows, ROOT / "docs" / "images" / "train_speed.png")
 
 
+def _command(args: dict[str, Any]) -> str:
+    """The command line that made a table (its arguments as saved in the JSON)."""
+    return "python benchmarks/train_speed.py" + (
+        f" --from {args['from_dir']}" if args.get("from_dir") else
+        f" --minutes {args['minutes']:g}" if args.get("minutes", 2.0) != 2.0 else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", default=",".join(ENV_IDS))
@@ -183,7 +191,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", action="store_true", help="update docs/training.md and the chart")
     ap.add_argument("--from", dest="from_dir", default=None,
                     help="tabulate the finished runs DIR/<game>/ instead of training")
+    ap.add_argument("--from-json", default=None, metavar="PATH",
+                    help="with --docs: write the docs from a results file this script wrote "
+                    "(no training)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        print(table(saved["rows"]))
+        if args.docs:
+            write_docs(saved["rows"], saved, _command(saved.get("args", {})))
+            print("updated docs/training.md and docs/images/train_speed.png")
+        return 0
     if not 0 < args.minutes <= 60 or not 0 <= args.eval_games <= 10_000:
         ap.error("--minutes in (0, 60], --eval-games in 0..10000")
     games = [resolve_env_id(g) for g in args.games.split(",") if g]
@@ -205,10 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     path.write_text(json.dumps({**meta, "args": vars(args), "rows": rows}, indent=1))
     print(f"\nwrote {path}")
     if args.docs:
-        cmd = "python benchmarks/train_speed.py" + (
-            f" --from {args.from_dir}" if args.from_dir else
-            f" --minutes {args.minutes:g}" if args.minutes != 2.0 else "")
-        write_docs(rows, meta, cmd)
+        write_docs(rows, meta, _command(vars(args)))
         print("updated docs/training.md and docs/images/train_speed.png")
     return 0
 

@@ -136,3 +136,15 @@ def test_train_speed_script_smoke(tmp_path: Path) -> None:
     assert row["env_steps_per_s"] > 0 and row["engine_steps_per_s"] > 0
     assert set(row["profile"]) == {"engine", "features", "forward", "sampling", "buffer",
                                    "update", "opponents"}
+
+
+def test_baselines_reads_saved_arena_results(tmp_path: Path) -> None:
+    """``baselines.py --arena-from DIR`` takes the ppo row of the arena's own JSON files."""
+    from card_envs.arena import run_arena
+
+    bl = _bench_module("baselines")
+    res = run_arena("slide_v0", ["ppo", "random"], games=4, seed=11, progress=False)
+    res.save(tmp_path / "slide.mcts.json")
+    row = bl.from_arena_file(tmp_path / "slide.mcts.json")
+    assert row["opponent"] == "random" and row["games"] == 4 and row["seed"] == 11
+    assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
