@@ -83,7 +83,7 @@ with warnings.catch_warnings(record=True) as w:
 print(json.dumps({
     "clean": clean,
     "alias": aliased(),
-    "warned": [str(x.message) for x in w if "deprecated" in str(x.message)],
+    "warned": [str(x.message) for x in w if "card_envs.agents" in str(x.message)],
     "class": type(agent).__module__,
 }))
 """
