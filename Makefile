@@ -26,7 +26,7 @@ demo: $(VENV)/.core
 		--games 10 --plot demo_plots
 
 test: $(VENV)/.dev
-	$(BIN)/ruff check card_envs agents examples tests benchmarks
+	$(BIN)/ruff check card_envs agents compat examples tests benchmarks
 	$(BIN)/python -m pytest -q -n 2
 
 # The long runs (marker `stress`): random play, agents, fuzzing and arenas at 10x CI size.
@@ -45,7 +45,7 @@ ladder: $(VENV)/.bench
 	$(BIN)/python benchmarks/ladder.py --plots benchmarks/results/ladder_plots
 
 lint: $(VENV)/.dev
-	$(BIN)/ruff check card_envs agents examples tests benchmarks
+	$(BIN)/ruff check card_envs agents compat examples tests benchmarks
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis $${HOME}/.cache/card_envs

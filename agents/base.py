@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.params import Param
+from card_envs.agents.params import Param
 from card_envs.core.registry import env_class, is_registered
 
 
@@ -29,7 +29,7 @@ class Agent:
     #: ``Engine.resample(state, seat, rng)``, which keeps exactly what its seat knows.
     needs_state: ClassVar[bool] = False
     #: the parameters this class takes besides ``env_id``, ``seed`` and game options
-    #: (:mod:`agents.params`: kinds and ranges, checked before anything runs)
+    #: (:mod:`card_envs.agents.params`: kinds and ranges, checked before anything runs)
     params: ClassVar[dict[str, Param]] = {}
 
     def __init__(self, env_id: str, seed: int | None = None, **options: Any) -> None:

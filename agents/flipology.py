@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from card_envs.agents.base import Agent, legal_actions
 from card_envs.flipology import layout as L
 from card_envs.flipology.game import FlipologyGame
 

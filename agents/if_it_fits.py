@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from card_envs.agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
 from card_envs.if_it_fits.board import rot_open
 from card_envs.if_it_fits.game import IfItFitsGame, default_deck

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from card_envs.agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
 from card_envs.isflak.board import RAY, RAYLEN
 from card_envs.isflak.layout import (

@@ -15,7 +15,7 @@ costs what its ~20 legal actions cost.
 
 The configuration (:meth:`PolicyNet.config`) is a JSON dict; :func:`save_policy` /
 :func:`load_policy` keep the weights in a ``safetensors`` file (read and written here by
-:mod:`agents.weights`, no pickle) and the configuration beside it.
+:mod:`card_envs.agents.weights`, no pickle) and the configuration beside it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.weights import WeightsError, read_weights, write_weights
+from card_envs.agents.weights import WeightsError, read_weights, write_weights
 from card_envs.core.features import PolicyInput
 from card_envs.core.jit import njit
 from card_envs.core.registry import env_class, resolve_env_id
@@ -238,8 +238,8 @@ def load_policy(path: str | Path, env_id: str | None = None, num_players: int | 
                 options: dict[str, Any] | None = None) -> NetPolicy:
     """The :class:`NetPolicy` saved at ``path`` by :func:`save_policy`. With ``env_id`` (and
     ``num_players``), a policy of another game, game version or player count is refused
-    (:class:`~agents.weights.WeightsError`); ``options`` the caller plays with must not change
-    the network's input."""
+    (:class:`~card_envs.agents.weights.WeightsError`); ``options`` the caller plays with must
+    not change the network's input."""
     path = Path(path)
     tensors, meta = read_weights(path)
     try:

@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
-from agents.params import Param, check_params
-from agents.search import SearchAgent, rand_below
+from card_envs.agents.base import Agent, legal_actions
+from card_envs.agents.params import Param, check_params
+from card_envs.agents.search import SearchAgent, rand_below
 from card_envs.core.jit import njit
 from card_envs.op_glad_ijs.game import OpGladIJsGame
 from card_envs.op_glad_ijs.layout import (

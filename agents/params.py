@@ -3,7 +3,7 @@
 Every agent class lists the parameters it takes besides ``env_id``, ``seed`` and the game's
 options in ``params`` (a dict of :class:`Param`, merged along the class hierarchy). The one
 validator, :func:`check_params`, runs in the constructor and in the agent-spec parser
-(:func:`agents.registry.check_spec`, used by the CLI, the arena, the play server and the
+(:func:`card_envs.agents.registry.check_spec`, used by the CLI, the arena, the play server and the
 results-file loader), so a value such as ``c=nan`` or ``iterations=10**12`` is refused with an
 :class:`~card_envs.core.errors.OptionError` that names the parameter and its range before it
 reaches compiled code (which does not check bounds).

@@ -4,11 +4,13 @@ package for the game, 2 players), ``"ppo:path/to/final.safetensors"`` (a policy 
 stable-baselines3), or ``"ppo:path=...,deterministic=False"``.
 
 A ``.safetensors`` policy needs torch alone: its weights are read without pickle
-(:mod:`agents.weights`) and the network is :class:`agents.net.PolicyNet`; a policy saved for
-another game, game version or player count is refused with a clear error. A ``.zip`` needs
-stable-baselines3 and sb3-contrib (the ``train`` extra) and is loaded by SB3, which unpickles
-parts of it: load only files you trust. The baselines: ``agents/data/ppo/<env_id>.safetensors``,
-each with a ``.json`` beside it saying how it was trained (command, seed, settings, evaluation).
+(:mod:`card_envs.agents.weights`) and the network is :class:`card_envs.agents.net.PolicyNet`;
+a policy saved for another game, game version or player count is refused with a clear error.
+A ``.zip`` needs stable-baselines3 and sb3-contrib (the ``train`` extra) and is loaded by SB3,
+which unpickles parts of it: load only files you trust. The baselines (the package data
+``card_envs/agents/data/ppo/``, the folder ``agents/data/ppo/`` of the repository):
+``<env_id>.safetensors``, each with a ``.json`` beside it saying how it was trained (command,
+seed, settings, evaluation).
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
-from agents.params import Param, check_params
-from agents.weights import WeightsError
+from card_envs.agents.base import Agent, legal_actions
+from card_envs.agents.params import Param, check_params
+from card_envs.agents.weights import WeightsError
 from card_envs.core.registry import env_class, resolve_env_id
 
 BASELINES = Path(__file__).resolve().parent / "data" / "ppo"
@@ -59,8 +61,8 @@ def _load_sb3(path: str) -> Any:
 
 
 class PPOAgent(Agent):
-    """Plays the action of a saved policy (a :class:`agents.net.NetPolicy` or a MaskablePPO
-    model), masked to the legal ones; greedy by
+    """Plays the action of a saved policy (a :class:`card_envs.agents.net.NetPolicy` or a
+    MaskablePPO model), masked to the legal ones; greedy by
     default (``deterministic=False`` samples from the policy with the agent's own seeded RNG,
     ``self.rng``: torch's global RNG is never touched)."""
 
@@ -84,7 +86,7 @@ class PPOAgent(Agent):
             if not path:
                 path = str(baseline_path(env_id, game.num_players))
             if str(path).endswith(".safetensors"):
-                from agents.net import load_policy
+                from card_envs.agents.net import load_policy
 
                 if not Path(path).is_file():
                     raise FileNotFoundError(f"ppo agent: no policy file {path!r}")
@@ -94,7 +96,7 @@ class PPOAgent(Agent):
                 model = _load_sb3(path)
         self.model, self.path = model, path
         self.deterministic = bool(deterministic)
-        self.native = hasattr(model, "pinput")  # an agents.net.NetPolicy
+        self.native = hasattr(model, "pinput")  # an card_envs.agents.net.NetPolicy
         if self.native:
             want = (game.obs_size, game.num_actions, game.num_players)
             have = (model.game.obs_size, model.game.num_actions, model.num_players)
@@ -122,7 +124,7 @@ class PPOAgent(Agent):
 
             x, rows, acts, off = self.model.pinput.compute(np.asarray(observation)[None],
                                                            np.asarray(action_mask)[None])
-            from agents.net import as_tensors, segment_log_softmax
+            from card_envs.agents.net import as_tensors, segment_log_softmax
 
             with torch.no_grad():
                 logits, _ = self.model.net(*as_tensors(x, rows, acts, off))

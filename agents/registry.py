@@ -15,8 +15,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from agents.base import Agent
-from agents.params import check_params, class_params
+from card_envs.agents.base import Agent
+from card_envs.agents.params import check_params, class_params
 from card_envs.core.checks import short_repr as _short
 from card_envs.core.errors import OptionError
 from card_envs.core.manifest import load
@@ -24,17 +24,17 @@ from card_envs.core.registry import env_ids, is_registered, manifest, manifests
 
 # agents that play any game
 GENERIC: dict[str, str] = {
-    "random": "agents.random_agent:RandomAgent",
+    "random": "card_envs.agents.random_agent:RandomAgent",
 }
 
 # agents loaded from a trained model file, for any game ("ppo:path/to/model.zip"), or from an
 # RLlib checkpoint ("rllib:path/to/checkpoint", the rllib extra: ray is imported only then)
 TRAINED: dict[str, str] = {
-    "ppo": "agents.ppo:PPOAgent",
-    "rllib": "agents.rllib_agent:RLlibAgent",
+    "ppo": "card_envs.agents.ppo:PPOAgent",
+    "rllib": "card_envs.agents.rllib_agent:RLlibAgent",
 }
 
-SEARCH_DEFAULT = "agents.search:SearchAgent"  # games whose manifest names no search agent
+SEARCH_DEFAULT = "card_envs.agents.search:SearchAgent"  # games whose manifest names no search agent
 SEARCH_NAMES = ("mcts", "ismcts", "search")
 
 
@@ -116,7 +116,7 @@ def check_spec(spec: str, env_id: str, limits: Mapping[str, float] | None = None
                allow_files: bool = True) -> tuple[type[Agent], str, dict[str, Any]]:
     """Parse and check an agent spec for ``env_id`` without building the agent (nothing is
     loaded, nothing is compiled): ``(class, name, parameters)`` with the parameters checked
-    against the class's declared kinds and ranges (:mod:`agents.params`). This is the one
+    against the class's declared kinds and ranges (:mod:`card_envs.agents.params`). This is the one
     validator of the CLI, the arena, the play server and the results-file loader.
 
     ``limits``: tighter maxima for budget parameters (``{"ms": 2000, ...}``), as a server
@@ -144,7 +144,7 @@ def check_spec(spec: str, env_id: str, limits: Mapping[str, float] | None = None
 
 def agent_parameters(cls: type[Agent]) -> list[str]:
     """The parameters an agent class takes besides ``env_id``, ``seed`` and game options
-    (its declared ``params``, :mod:`agents.params`)."""
+    (its declared ``params``, :mod:`card_envs.agents.params`)."""
     return list(class_params(cls))
 
 

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
-from agents.params import Param, check_params
+from card_envs.agents.base import Agent, legal_actions
+from card_envs.agents.params import Param, check_params
 from card_envs.core.registry import env_class
 
 _EXTRA = "the rllib agent needs the rllib extra: pip install 'card-envs[rllib]'"

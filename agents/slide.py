@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
+from card_envs.agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
 from card_envs.slide.board import shift_in, side_ok
 from card_envs.slide.estimate import grid_score, tables, value_shares

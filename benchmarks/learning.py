@@ -78,7 +78,7 @@ def run_one(env_id: str, mode: str, args: argparse.Namespace) -> dict[str, Any]:
     if proc.returncode != 0:
         return {"env_id": env_id, "mode": mode, "error": f"exit {proc.returncode}",
                 "log": str(Path(args.out) / f"{mode}-{env_id}.log")}
-    from agents.ppo import PPOAgent
+    from card_envs.agents.ppo import PPOAgent
     from card_envs.arena import run_arena
 
     history = json.loads((out / "history.json").read_text())

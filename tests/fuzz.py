@@ -297,8 +297,8 @@ def spec_text(draw: Draw) -> str:
     """A random agent spec: a name (real, near-real or odd), then parameters whose names are
     declared ones or typos, whose values are each parameter's range ends and one past them,
     NaN, infinities, huge integers, unicode, nested brackets, paths..."""
-    from agents.params import class_params
-    from agents.search import SearchAgent
+    from card_envs.agents.params import class_params
+    from card_envs.agents.search import SearchAgent
 
     declared = class_params(SearchAgent)
     good = draw(st.integers(0, 9)) < 6  # mostly well-formed: accepted ones reach the kernels
@@ -333,7 +333,7 @@ def spec_example(case: Case, draw: Draw) -> str:
     (a short message), or accepted within :data:`SPEC_LIMITS`, built, and plays a legal move
     from a random position (compiled search included: under ``--boundscheck`` an
     out-of-bounds access fails the example)."""
-    from agents.registry import check_spec, make_agent
+    from card_envs.agents.registry import check_spec, make_agent
     from card_envs.ui.specs import split_agents
 
     text = spec_text(draw)

@@ -52,7 +52,7 @@ class Variant:
     options: dict[str, Any]
     seed: int
     parallel: bool = False  # Op Glad IJs' ParallelEnv: one block per reaction window
-    agent: str = ""  # an agent spec (agents.make_agent) playing each seat, else uniform random
+    agent: str = ""  # an agent spec (card_envs.agents.make_agent) playing each seat, else random
     noise: float = 0.0  # with an agent: probability of a uniform random action instead
     note: str = ""
 
@@ -70,7 +70,7 @@ class Variant:
         if not self.agent:
             return f"{rnd}; each action r.choice(legal) (uniform)"
         return (f"{rnd}; each action: r.choice(legal) if r.random() < {self.noise}, else the "
-                f"seat's agent agents.make_agent({self.agent!r}, env_id, "
+                f"seat's agent card_envs.agents.make_agent({self.agent!r}, env_id, "
                 f"seed={AGENT_SEED}*{self.seed}+seat, **options).act(observation, mask)")
 
 
@@ -234,7 +234,7 @@ def generate(v: Variant) -> str:
     rnd = random.Random(v.seed)
     agents: dict[str, Any] = {}
     if v.agent:
-        from agents import make_agent  # only the generator needs the agents
+        from card_envs.agents import make_agent  # only the generator needs the agents
 
         n = card_envs.env_class(v.env_id).game_class(**v.options).num_players
         agents = {f"player_{i}": make_agent(v.agent, v.env_id, seed=AGENT_SEED * v.seed + i,

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 import card_envs
-from agents.registry import make_agent
+from card_envs.agents.registry import make_agent
 from card_envs.arena import ArenaResult, deal_seed, finish_ranks
 from card_envs.core import kernels as K
 from card_envs.core.game import Game

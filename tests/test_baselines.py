@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("torch", reason="the ppo agent runs its network with torch")
 
-from agents import make_agent  # noqa: E402
-from agents.ppo import BASELINES, baseline_path  # noqa: E402
+from card_envs.agents import make_agent  # noqa: E402
+from card_envs.agents.ppo import BASELINES, baseline_path  # noqa: E402
 from card_envs.arena import run_arena  # noqa: E402
 from card_envs.core.registry import ENV_IDS, env_class  # noqa: E402
 

@@ -1,7 +1,9 @@
 """The layers you can see in the tree, with imports going one way:
 
-``card_envs.core`` -> ``card_envs.<game>`` -> ``agents`` -> ``card_envs.arena`` -> ``card_envs.rl``
--> ``card_envs.cli`` (``card_envs.testing`` sits on the core and the games, beside the agents).
+``card_envs.core`` -> ``card_envs.<game>`` -> ``card_envs.agents`` -> ``card_envs.arena`` ->
+``card_envs.rl`` -> ``card_envs.cli`` (``card_envs.testing`` sits on the core and the games,
+beside the agents). ``card_envs.agents`` is the folder ``agents/`` of the repository, installed
+under that name (``pyproject.toml``); the deprecated top-level alias ``agents`` counts as it.
 
 Every import statement of the package is read from the source (also those deferred into
 functions, which hide a loop at import time; ``if TYPE_CHECKING:`` blocks excepted), so a
@@ -37,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
 def layer(module: str) -> tuple[str, str] | None:
     """``(layer, game)`` of a module of ours, or None for a third-party one."""
     parts = module.split(".")
-    if parts[0] == "agents":
+    if parts[0] == "agents" or parts[:2] == ["card_envs", "agents"]:
         return "agents", ""
     if parts[0] != "card_envs":
         return None
@@ -51,15 +53,18 @@ def layer(module: str) -> tuple[str, str] | None:
     return "core", ""
 
 
+# source folder -> the package it installs as (pyproject.toml's package-dir)
+SOURCES = {"card_envs": "card_envs", "agents": "card_envs.agents"}
+
+
 def _modules() -> dict[str, Path]:
     out = {}
-    for top in ("card_envs", "agents"):
-        for p in sorted((ROOT / top).rglob("*.py")):
-            rel = p.relative_to(ROOT).with_suffix("")
-            parts = list(rel.parts)
+    for folder, package in SOURCES.items():
+        for p in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(p.relative_to(ROOT / folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            out[".".join(parts)] = p
+            out[".".join([package, *parts])] = p
     return out
 
 
@@ -168,7 +173,8 @@ for pkg in GAMES:
     env = card_envs.make(pkg.rpartition(".")[2])
     env.reset(seed=0)
     env.step(int(env.observe(env.agent_selection)["action_mask"].argmax()))
-import agents, card_envs.testing
+import card_envs.agents, card_envs.testing
+assert "agents" not in sys.modules  # the deprecated alias is loaded only when imported
 print("ok")
 """
 

@@ -1,6 +1,7 @@
-"""Search agents (``agents.search``, ``agents.op_glad_ijs.OpGladIJsSearchAgent``): legal moves
-from random states for every agent of every game, determinism, no peeking at hidden
-information, max-n for many players, and a tiny budget that significantly beats random."""
+"""Search agents (``card_envs.agents.search``,
+``card_envs.agents.op_glad_ijs.OpGladIJsSearchAgent``): legal moves from random states for every
+agent of every game, determinism, no peeking at hidden information, max-n for many players,
+and a tiny budget that significantly beats random."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import card_envs
-from agents.registry import agent_names, make_agent, parse_spec
-from agents.search import SearchAgent
+from card_envs.agents.registry import agent_names, make_agent, parse_spec
+from card_envs.agents.search import SearchAgent
 from card_envs.arena import run_arena
 from card_envs.core import kernels as K
 
@@ -150,7 +151,7 @@ def test_tiny_budget_search_beats_random_on_isflak() -> None:
 def test_op_glad_search_models_others_with_the_heuristic() -> None:
     """In Op Glad IJs the search plays the heuristic's slap unless the search is clearly
     better: with an obvious target it slaps a correct target, never faults."""
-    from agents.op_glad_ijs import OpGladIJsHeuristicAgent, OpGladIJsSearchAgent
+    from card_envs.agents.op_glad_ijs import OpGladIJsHeuristicAgent, OpGladIJsSearchAgent
 
     a = make_agent("mcts:iterations=200", "op_glad_ijs_v0", seed=0)
     assert isinstance(a, OpGladIJsSearchAgent) and a.model_others

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import card_envs
-from agents import agent_names
+from card_envs.agents import agent_names
 from card_envs.arena import run_arena
 
 

@@ -10,8 +10,9 @@ worker processes, :func:`run_arena`, :func:`rerun`), :mod:`~card_envs.arena.stat
 finishing ranks, per-agent stats, head-to-head matrix, ratings), :mod:`~card_envs.arena.results`
 (:class:`ArenaResult` and its JSON), :mod:`~card_envs.arena.plots` (PNG plots).
 
-**Pool, lineups and seats.** ``agents`` is the pool: agent specs for :func:`agents.make_agent`
-(``"random"``, ``"heuristic"``, ``"mcts:ms=50,c=0.7"``) or :class:`agents.Agent` instances.
+**Pool, lineups and seats.** ``agents`` is the pool: agent specs for
+:func:`card_envs.agents.make_agent` (``"random"``, ``"heuristic"``, ``"mcts:ms=50,c=0.7"``) or
+:class:`card_envs.agents.Agent` instances.
 With at most as many pool members as seats there is one lineup: the pool repeated to fill the
 seats (``random,heuristic`` at 3 players is ``random#0, heuristic, random#1``). With more pool
 members ``k`` than seats ``n`` the arena is a round-robin: every combination of ``n`` distinct

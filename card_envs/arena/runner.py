@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import make_agent
+from card_envs.agents.base import Agent
+from card_envs.agents.registry import make_agent
 from card_envs.arena.results import ArenaResult
 from card_envs.arena.schema import model_files
 from card_envs.arena.stats import aggregate, finish_ranks

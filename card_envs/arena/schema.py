@@ -5,7 +5,7 @@ A results file is input like any other: it may have been edited. :func:`check_re
 exactly the keys :meth:`ArenaResult.to_json` writes, each of its type and in its range; the env
 id must be registered, ``options`` and ``game_options`` must be that game's options (given as
 data: an option that could name a file to read is refused) and valid together, and every agent
-spec is parsed by the validator of the command line (:func:`agents.registry.check_spec`:
+spec is parsed by the validator of the command line (:func:`card_envs.agents.registry.check_spec`:
 names, parameters and their ranges), without building any agent or loading any model. Any
 problem is one :class:`~card_envs.core.errors.StateDictError` naming the field.
 """
@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from agents.registry import check_spec
+from card_envs.agents.registry import check_spec
 from card_envs.core.checks import check_nesting, int_in, seq, short_repr
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import check_untrusted_options
@@ -234,7 +234,7 @@ def check_result(d: Any) -> None:
 
 def model_files(specs: list[str | None], env_id: str) -> list[str]:
     """The files that the agent ``specs`` would load (``ppo:PATH``, ``rllib:PATH``)."""
-    from agents.params import class_params
+    from card_envs.agents.params import class_params
 
     out = []
     for spec in specs:

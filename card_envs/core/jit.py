@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +26,23 @@ from typing import Any
 import numba
 from numba.core import caching
 
-_ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "agents")
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def _roots() -> list[Path]:
+    """The folders hashed: the package, and the agents' folder when it lies outside it (an
+    editable install maps ``card_envs.agents`` to ``agents/`` at the top of the repository; a
+    wheel has it inside the package). Found without importing the agents."""
+    roots = [_PACKAGE]
+    try:
+        spec = importlib.util.find_spec("card_envs.agents")
+    except (ImportError, ValueError):
+        spec = None
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(loc).resolve()
+        if not path.is_relative_to(_PACKAGE):
+            roots.append(path)
+    return roots
 
 
 _UNCACHED = ("arena", "rl", "ui", "testing", "cli.py")  # layers above the kernels: never compiled
@@ -36,11 +53,11 @@ _UNCACHED_FILES = ("viewer.py", "draw.py", "replay.py")
 @functools.lru_cache(maxsize=1)
 def source_hash() -> str:
     """16 hex digits over every source file the kernels may depend on: the core, the game
-    folders and ``agents`` (constants in a layout module are compiled into the kernels too, so
+    folders and the agents (constants in a layout module are compiled into the kernels too, so
     every file counts, not only those with ``njit``), but not the arena, rl, ui, testing or
     CLI, nor the drawing and replay modules (``viewer.py``, ``draw.py``, ``replay.py``)."""
     h = hashlib.sha1()
-    for root in _ROOTS:
+    for root in _roots():
         for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
             rel = p.relative_to(root)
             if root.name == "card_envs" and rel.parts[0] in _UNCACHED \

@@ -6,8 +6,9 @@ it instead of keeping tables of their own. Adding a game is its folder plus one 
 :data:`card_envs.core.registry.GAMES` (or ``card_envs.register(manifest)`` at run time, for a
 game that lives outside the package).
 
-References to other layers are *import paths* (``"agents.slide:SlideHeuristicAgent"``), loaded
-only by the layer that uses them, so a game folder never imports agents, rl or arena code.
+References to other layers are *import paths*
+(``"card_envs.agents.slide:SlideHeuristicAgent"``), loaded only by the layer that uses them, so
+a game folder never imports agents, rl or arena code.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ MANIFEST = GameManifest(
     env_id="flipology_v0",
     name="flipology",
     env="card_envs.flipology.env:FlipologyEnv",
-    heuristic="agents.flipology:FlipologyHeuristicAgent",
+    heuristic="card_envs.agents.flipology:FlipologyHeuristicAgent",
     test_cases=({}, {"start_player": "random", "moon": True, "series": True},
                 {"num_players": 8, "reward_mode": "points", "wolves": False},
                 {"num_players": 3, "variant": "great_tree", "moon": True}),

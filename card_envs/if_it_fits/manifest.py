@@ -8,7 +8,7 @@ MANIFEST = GameManifest(
     env_id="if_it_fits_v0",
     name="if_it_fits",
     env="card_envs.if_it_fits.env:IfItFitsEnv",
-    heuristic="agents.if_it_fits:IfItFitsHeuristicAgent",
+    heuristic="card_envs.agents.if_it_fits:IfItFitsHeuristicAgent",
     test_cases=({}, {"num_players": 3, "start_player": "random", "advanced": True},
                 {"num_players": 5, "reward_mode": "points", "table": (7, 9)}),
     playthroughs=(

@@ -6,7 +6,7 @@ MANIFEST = GameManifest(
     env_id="isflak_v0",
     name="isflak",
     env="card_envs.isflak.env:IsflakEnv",
-    heuristic="agents.isflak:IsflakHeuristicAgent",
+    heuristic="card_envs.agents.isflak:IsflakHeuristicAgent",
     test_cases=({}, {"num_players": 4, "start_player": "random"},
                 {"num_players": 6, "reward_mode": "points"},
                 {"num_players": 3, "penguins_per_player": 1, "card_points": [5, 0, 2]}),

@@ -11,8 +11,8 @@ MANIFEST = GameManifest(
     env_id="op_glad_ijs_v0",
     name="op_glad_ijs",
     env="card_envs.op_glad_ijs.env:OpGladIJsEnv",
-    heuristic="agents.op_glad_ijs:OpGladIJsHeuristicAgent",
-    search="agents.op_glad_ijs:OpGladIJsSearchAgent",
+    heuristic="card_envs.agents.op_glad_ijs:OpGladIJsHeuristicAgent",
+    search="card_envs.agents.op_glad_ijs:OpGladIJsSearchAgent",
     search_options={"max_turned": 40},  # random play is long: cut games short
     test_cases=(
         {},  # random play reaches the 1,000-card cut-off: truncation

@@ -9,7 +9,7 @@ below imports it).
 >>> res = train("slide_v0", minutes=5, out_dir="runs/slide")       # doctest: +SKIP
 
 :mod:`~card_envs.rl.ppo` (``train_ppo``, ``PPO_DEFAULTS``: torch only, the network is
-:class:`agents.net.PolicyNet`) is the fast trainer;
+:class:`card_envs.agents.net.PolicyNet`) is the fast trainer;
 
 other modules: :mod:`~card_envs.rl.single_agent` (``SingleAgentEnv``, ``OpponentPool``: numpy and
 Gymnasium only), :mod:`~card_envs.rl.sb3` (``BatchedVecEnv``, ``PolicyOpponent``),

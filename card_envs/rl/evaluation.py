@@ -29,7 +29,7 @@ def evaluate(model: Any, env_id: str, games: int = 200, num_players: int = 2,
     engine (:func:`evaluate_batched`: the arena's games, one policy forward per move for all
     of them); otherwise one arena game after the other. The global RNGs (python, numpy,
     torch) are restored afterwards."""
-    from agents.ppo import PPOAgent
+    from card_envs.agents.ppo import PPOAgent
     from card_envs.arena import run_arena
 
     states = random.getstate(), np.random.get_state(), torch.get_rng_state()
@@ -105,7 +105,7 @@ class _SeatAgents:
     batched evaluation plays exactly the games :func:`~card_envs.arena.run_arena` plays."""
 
     def __init__(self, spec: str, env_id: str, seeds: Sequence[int], **options: Any) -> None:
-        from agents.registry import make_agent
+        from card_envs.agents.registry import make_agent
 
         self.agents = [make_agent(spec, env_id, **options) for _ in seeds]
         if self.agents and self.agents[0].needs_state:

@@ -6,8 +6,8 @@ stable-baselines3).
 >>> print(res.table())                                                     # doctest: +SKIP
 
 User guide: ``docs/training.md``. The same network plays as the ``ppo`` agent
-(:class:`agents.net.NetPolicy`); the run saves it as ``final.safetensors`` (weights only, no
-pickle) with a ``final.json`` beside it.
+(:class:`card_envs.agents.net.NetPolicy`); the run saves it as ``final.safetensors`` (weights
+only, no pickle) with a ``final.json`` beside it.
 
 **Every move is a sample.** ``num_envs`` games of a :class:`~card_envs.core.vector.VectorEnv`
 advance together. Per episode each game is either *self-play* (share ``self_play``: the
@@ -61,8 +61,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.net import NetPolicy, as_tensors, sample_segments, save_policy, segment_log_softmax
-from agents.registry import make_agent
+from card_envs.agents.net import (
+    NetPolicy,
+    as_tensors,
+    sample_segments,
+    save_policy,
+    segment_log_softmax,
+)
+from card_envs.agents.registry import make_agent
 from card_envs.core.errors import OptionError
 from card_envs.core.features import feature_module
 from card_envs.core.manifest import load

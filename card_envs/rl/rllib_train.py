@@ -122,7 +122,7 @@ def _ray_init(address: str | None, num_env_runners: int) -> bool:
 
 def _evaluate(path: Path, env_id: str, games: int, n: int, seed: int,
               options: dict[str, Any]) -> dict[str, float]:
-    from agents.rllib_agent import load_module
+    from card_envs.agents.rllib_agent import load_module
     from card_envs.arena.ray_backend import keep_builtin_print
     from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate_batched
 

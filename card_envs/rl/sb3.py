@@ -39,7 +39,7 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from agents.registry import make_agent
+from card_envs.agents.registry import make_agent
 from card_envs.core.errors import OptionError
 from card_envs.core.registry import env_class
 from card_envs.core.vector import VectorEnv
@@ -76,8 +76,8 @@ class PolicyOpponent:
 
 
 class AgentOpponent:
-    """An arena agent (``agents.make_agent`` spec, e.g. ``"heuristic"``) as a batched opponent
-    of a :class:`~card_envs.rl.sb3.BatchedVecEnv`: ``(obs, masks) -> actions``, one ``act``
+    """An arena agent (``card_envs.agents.make_agent`` spec, e.g. ``"heuristic"``) as a batched
+    opponent of a :class:`~card_envs.rl.sb3.BatchedVecEnv`: ``(obs, masks) -> actions``, one ``act``
     per game (the agents that read observations only)."""
 
     def __init__(self, spec: str, env_id: str, seed: int | None = None,

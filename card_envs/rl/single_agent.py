@@ -21,7 +21,7 @@ them too. ``info`` at the end of an episode has ``points`` and ``winner`` of eve
 **Opponents.** ``opponents`` is one policy for every other seat or a list with one per other
 seat (in seat order, skipping the learner), or an :class:`OpponentPool` drawn from per
 episode. A policy is an agent spec (``"random"``, ``"heuristic"``, ``"mcts:iterations=200"``),
-an :class:`agents.Agent` (search agents get the true state through ``act_state``), or any
+an :class:`card_envs.agents.Agent` (search agents get the true state through ``act_state``), or any
 callable ``(observation, action_mask) -> action``.
 
 **Seeds.** ``reset(seed=s)`` seeds the episode stream: deals, seat draws and opponent seeds
@@ -73,8 +73,8 @@ class OpponentPool:
 
 def _as_mover(policy: Any, env_id: str, options: dict[str, Any]) -> tuple[Any, Any]:
     """(object to reset per episode or None, mover(state, obs, mask) -> action)."""
-    from agents.base import Agent
-    from agents.registry import make_agent
+    from card_envs.agents.base import Agent
+    from card_envs.agents.registry import make_agent
 
     if isinstance(policy, str):
         policy = make_agent(policy, env_id, **options)

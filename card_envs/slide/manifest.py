@@ -6,7 +6,7 @@ MANIFEST = GameManifest(
     env_id="slide_v0",
     name="slide",
     env="card_envs.slide.env:SlideEnv",
-    heuristic="agents.slide:SlideHeuristicAgent",
+    heuristic="card_envs.agents.slide:SlideHeuristicAgent",
     test_cases=({}, {"num_players": 3, "start_player": "random"},
                 {"num_players": 6, "reward_mode": "points"}),
     playthroughs=(

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents import make_agent
+from card_envs.agents import make_agent
 from card_envs.core import kernels as K
 from card_envs.core import replay as R
 from card_envs.core.registry import make_raw, resolve_env_id

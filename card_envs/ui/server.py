@@ -59,8 +59,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agents import make_agent
-from agents.registry import agent_names, check_spec, parse_spec
+from card_envs.agents import make_agent
+from card_envs.agents.registry import agent_names, check_spec, parse_spec
 from card_envs.core import kernels as K
 from card_envs.core.checks import check_nesting, short_repr
 from card_envs.core.draw import THEMES

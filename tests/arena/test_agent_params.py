@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import card_envs
-from agents.params import check_params, class_params
-from agents.registry import (
+from card_envs import OptionError
+from card_envs.agents.params import check_params, class_params
+from card_envs.agents.registry import (
     GENERIC,
     SEARCH_DEFAULT,
     TRAINED,
@@ -20,7 +21,6 @@ from agents.registry import (
     make_agent,
     parse_spec,
 )
-from card_envs import OptionError
 from card_envs.core.manifest import load
 from card_envs.core.registry import env_ids, manifest
 
@@ -71,7 +71,7 @@ def test_numeric_parameters_refuse_nan_inf_huge_and_wrong_types(cls: type) -> No
 
 
 def test_search_constructor_checks_before_building() -> None:
-    from agents.search import SearchAgent
+    from card_envs.agents.search import SearchAgent
 
     for kw in ({"c": math.nan}, {"points_weight": math.inf}, {"iterations": 10**12},
                {"ms": 0}, {"max_nodes": 2**40}, {"determinizations": 0}, {"horizon": -2}):

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import card_envs
-from agents.base import Agent
-from agents.random_agent import RandomAgent
-from agents.registry import agent_class, agent_names, make_agent
-from agents.slide import SlideHeuristicAgent, _push
+from card_envs.agents.base import Agent
+from card_envs.agents.random_agent import RandomAgent
+from card_envs.agents.registry import agent_class, agent_names, make_agent
+from card_envs.agents.slide import SlideHeuristicAgent, _push
 from card_envs.slide import rules as R
 
 
@@ -134,6 +134,6 @@ def test_agent_spec_typos_raise_naming_the_parameters() -> None:
         make_agent("heuristic:miss_rate=0.2", "slide_v0")
     assert make_agent("mcts:iterations=5", "slide_v0").iterations == 5
     assert make_agent("heuristic:miss_rate=0.2", "op_glad_ijs_v0").miss_rate == 0.2
-    from agents.search import SearchAgent
+    from card_envs.agents.search import SearchAgent
     with pytest.raises(ValueError, match="iteration"):  # direct construction, too
         SearchAgent("slide_v0", iteration=5)

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import card_envs
-from agents.base import Agent, legal_actions
-from agents.random_agent import RandomAgent
-from agents.slide import SlideHeuristicAgent
+from card_envs.agents.base import Agent, legal_actions
+from card_envs.agents.random_agent import RandomAgent
+from card_envs.agents.slide import SlideHeuristicAgent
 from card_envs.arena import (
     ArenaResult,
     deal_seed,

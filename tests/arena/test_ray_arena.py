@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agents.random_agent import RandomAgent
+from card_envs.agents.random_agent import RandomAgent
 from card_envs.arena import run_arena
 from card_envs.arena.ray_backend import RaySession, add_ray_arguments, ray_kwargs
 from card_envs.core.registry import make_raw
@@ -45,7 +45,7 @@ def cluster() -> Any:
 NO_RAY = r"""
 import sys
 sys.modules["ray"] = None  # `import ray` raises ImportError from here on
-from agents.registry import agent_names, make_agent
+from card_envs.agents.registry import agent_names, make_agent
 from card_envs.arena import run_arena
 from card_envs.rl import rllib
 assert "rllib" in agent_names("slide_v0")

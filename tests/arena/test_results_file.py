@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agents.ppo import baseline_path
 from card_envs import OptionError, StateDictError
+from card_envs.agents.ppo import baseline_path
 from card_envs.arena import ArenaResult, rerun, run_arena
 
 

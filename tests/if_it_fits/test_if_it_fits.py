@@ -293,7 +293,7 @@ def test_advanced_relax_flag_is_exact(seed: int) -> None:
 
 
 def test_heuristic_beats_random_quickly() -> None:
-    from agents.registry import make_agent
+    from card_envs.agents.registry import make_agent
 
     wins = 0
     games = 30

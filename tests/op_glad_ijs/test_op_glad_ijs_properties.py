@@ -157,7 +157,7 @@ def test_judging_and_mask_agree_with_brute_force(data) -> None:
        miss=st.sampled_from([0.0, 0.5, 1.0]))
 def test_cards_conserved_and_game_ends(seed: int, n: int, opts: dict, miss: float) -> None:
     """Mixed heuristic / random play to the end (by the rules or the cut-off)."""
-    from agents.op_glad_ijs import OpGladIJsHeuristicAgent
+    from card_envs.agents.op_glad_ijs import OpGladIJsHeuristicAgent
 
     opts = {**opts, "num_players": n, "max_turned": 300}
     env = raw(**opts)
@@ -198,8 +198,8 @@ def test_bad_state_dicts() -> None:
 
 # --- agents ------------------------------------------------------------------------------------
 def test_heuristic_never_faults_and_beats_random() -> None:
-    from agents.op_glad_ijs import OpGladIJsHeuristicAgent
-    from agents.random_agent import RandomAgent
+    from card_envs.agents.op_glad_ijs import OpGladIJsHeuristicAgent
+    from card_envs.agents.random_agent import RandomAgent
 
     wins = 0
     games = 20

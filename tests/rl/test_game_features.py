@@ -75,7 +75,7 @@ def test_features_off_gives_the_raw_observation() -> None:
 
 def test_a_policy_with_features_plays_from_raw_observations(tmp_path) -> None:
     """PolicyOpponent, predict and the arena's PPOAgent all get raw observations."""
-    from agents.ppo import PPOAgent
+    from card_envs.agents.ppo import PPOAgent
     from card_envs.arena import run_arena
 
     venv = BatchedVecEnv("toy_v0", 16, features=True, seed=0)

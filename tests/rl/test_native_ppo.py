@@ -1,5 +1,5 @@
-"""card-envs' own PPO (:mod:`card_envs.rl.ppo`), its network (:mod:`agents.net`) and its
-weights files (:mod:`agents.weights`)."""
+"""card-envs' own PPO (:mod:`card_envs.rl.ppo`), its network (:mod:`card_envs.agents.net`) and its
+weights files (:mod:`card_envs.agents.weights`)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.net import (  # noqa: E402
+from card_envs.agents import make_agent  # noqa: E402
+from card_envs.agents.net import (  # noqa: E402
     NetPolicy,
     load_policy,
     sample_segments,
     save_policy,
     segment_log_softmax,
 )
-from agents.weights import WeightsError, read_weights, write_weights  # noqa: E402
+from card_envs.agents.weights import WeightsError, read_weights, write_weights  # noqa: E402
 from card_envs.core.errors import OptionError  # noqa: E402
 from card_envs.core.features import Features, PolicyInput  # noqa: E402
 from card_envs.core.registry import ENV_IDS, env_class  # noqa: E402
@@ -198,7 +198,8 @@ def test_the_ppo_agent_needs_torch_only() -> None:
         "import sys\n"
         "sys.modules['stable_baselines3'] = None\nsys.modules['sb3_contrib'] = None\n"
         "from card_envs.arena import run_arena\n"
-        "from agents.net import load_policy\nfrom agents.ppo import baseline_path\n"
+        "from card_envs.agents.net import load_policy\n"
+        "from card_envs.agents.ppo import baseline_path\n"
         "r = run_arena('slide_v0', ['ppo', 'random'], games=2, seed=1, progress=False)\n"
         "import pickle\n"
         "def no(*a, **k): raise AssertionError('pickle used')\n"

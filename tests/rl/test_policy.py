@@ -126,7 +126,7 @@ def test_rejects_non_discrete_actions():
 
 def test_ppo_agent_samples_with_its_own_rng(tmp_path):
     import card_envs
-    from agents.ppo import PPOAgent
+    from card_envs.agents.ppo import PPOAgent
 
     venv = BatchedVecEnv("slide_v0", 8, seed=0)
     model = MaskablePPO(MaskedPolicy, venv, seed=0, device="cpu")

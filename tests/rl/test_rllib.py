@@ -26,8 +26,8 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.models.torch.torch_distributions import TorchCategorical  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
-from agents.registry import make_agent  # noqa: E402
-from agents.rllib_agent import RLlibAgent, load_module, module_path  # noqa: E402
+from card_envs.agents.registry import make_agent  # noqa: E402
+from card_envs.agents.rllib_agent import RLlibAgent, load_module, module_path  # noqa: E402
 from card_envs.arena import run_arena  # noqa: E402
 from card_envs.core import kernels as K  # noqa: E402
 from card_envs.core.errors import IllegalActionError, OptionError  # noqa: E402

@@ -39,7 +39,7 @@ def slide_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainResult, fl
 
 def test_slide_training_beats_random_significantly(slide_run: tuple[TrainResult, float]
                                                    ) -> None:
-    from agents.ppo import PPOAgent
+    from card_envs.agents.ppo import PPOAgent
 
     res, seconds = slide_run
     assert seconds < 60, f"training took {seconds:.0f} s of CPU"
@@ -139,7 +139,7 @@ def test_an_existing_run_is_not_mixed_into(tmp_path) -> None:
 def test_batched_evaluation_plays_the_arenas_games(env_id: str, opts: dict) -> None:
     """All games advance together, yet the result equals the arena's on the same seed: the
     same duplicate deals, seat rotations, agent seeds and win accounting."""
-    from agents.base import Agent
+    from card_envs.agents.base import Agent
     from card_envs.rl.evaluation import evaluate_batched
 
     n = opts.get("num_players", 2)

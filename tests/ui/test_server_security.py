@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-import agents.ppo
-from agents import make_agent
-from agents.ppo import baseline_path
+import card_envs.agents.ppo
+from card_envs.agents import make_agent
+from card_envs.agents.ppo import baseline_path
 from card_envs.ui.page import PAGE_SCRIPT
 from card_envs.ui.server import AGENT_LIMITS, MAX_BODY, create_app
 from ui_helpers import SHORT, http, running_server
@@ -117,13 +117,13 @@ def test_the_crash_from_the_issue_is_refused_everywhere(client: Client) -> None:
 def test_no_file_named_by_the_browser_is_looked_at(client: Client, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[Any] = []
-    real = agents.ppo.PPOAgent.__init__
+    real = card_envs.agents.ppo.PPOAgent.__init__
 
     def spy(self: Any, *a: Any, **kw: Any) -> None:
         built.append(kw.get("path"))
         real(self, *a, **kw)
 
-    monkeypatch.setattr(agents.ppo.PPOAgent, "__init__", spy)
+    monkeypatch.setattr(card_envs.agents.ppo.PPOAgent, "__init__", spy)
     there = tmp_path / "model.zip"
     there.write_bytes(b"PK\x05\x06" + bytes(18))  # an (empty) zip
     answers = {}
