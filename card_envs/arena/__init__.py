@@ -22,7 +22,9 @@ the run plays ``games * len(lineups)`` games in total.
 **Duplicate deals.** In every lineup, game ``g`` deals board ``g // n`` and seats lineup member
 ``j`` at seat ``(j + g) % n``: each deal is replayed with every rotation, so over a multiple of
 ``n`` games every member sits in every seat equally often, on the same deals. Every lineup plays
-the same deals (deal ``b`` is ``reset(seed=deal_seed(seed, b))``).
+the same deals (deal ``b`` is ``reset(seed=deal_seed(seed, b))``); member ``j`` of game ``g`` of
+lineup ``l`` is reset with ``agent_seed(seed, g, j, l)``, which is how other evaluators (the
+trainers' batched evaluation) play the arena's exact games.
 
 **Finishing order.** Winners (``env.infos[agent]["winner"]``) come first, sharing rank 0; the
 others follow by their points (``env.infos[agent]["points"]``) in the game's direction, read off
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
 from card_envs.arena.results import JSON_FORMAT, ArenaResult
-from card_envs.arena.runner import deal_seed, rerun, run_arena
+from card_envs.arena.runner import agent_seed, deal_seed, rerun, run_arena
 from card_envs.arena.stats import (
     Z95,
     AgentStats,
@@ -68,5 +70,5 @@ from card_envs.arena.stats import (
 from card_envs.core.registry import resolve_env_id
 
 __all__ = ["JSON_FORMAT", "Z95", "AgentStats", "ArenaResult", "HeadToHead", "Rating",
-           "deal_seed", "finish_ranks", "mean_interval", "plot_ratings", "plot_winrate_matrix",
-           "rerun", "resolve_env_id", "run_arena", "wilson_interval"]
+           "agent_seed", "deal_seed", "finish_ranks", "mean_interval", "plot_ratings",
+           "plot_winrate_matrix", "rerun", "resolve_env_id", "run_arena", "wilson_interval"]

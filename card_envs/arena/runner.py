@@ -25,7 +25,7 @@ from card_envs.arena.stats import aggregate, finish_ranks
 from card_envs.core.errors import OptionError
 from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
 
-__all__ = ["deal_seed", "rerun", "run_arena"]
+__all__ = ["agent_seed", "deal_seed", "rerun", "run_arena"]
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -34,7 +34,7 @@ def deal_seed(seed: int, deal: int) -> int:
                .astype(np.uint64) @ np.array([1, 2**32], np.uint64)) & (2**63 - 1)
 
 
-def _agent_seed(seed: int, game: int, participant: int, lineup: int = 0) -> int:
+def agent_seed(seed: int, game: int, participant: int, lineup: int = 0) -> int:
     """Seed of participant ``participant`` in game ``game`` (index within the lineup) of
     lineup ``lineup``. Lineup 0 keeps the seeds of earlier versions."""
     entropy = [seed, game, participant, 1] + ([lineup] if lineup else [])
@@ -122,7 +122,7 @@ def _play(env: Any, objs: Sequence[Agent], labels: Sequence[str], n: int, seed: 
         # member j sits at seat (j + rot) % n, so seat s holds member (s - rot) % n
         by_seat = [members[(s - rot) % n] for s in range(n)]
         for j in members:
-            objs[j].reset(seed=_agent_seed(seed, g, j, lineup))
+            objs[j].reset(seed=agent_seed(seed, g, j, lineup))
         movers: list[Callable[[Any], int]] = []
         for j in by_seat:
             a = objs[j]

@@ -140,7 +140,7 @@ def evaluate_batched(policy: Any, env_id: str, opponent: str, games: int = 200,
     ``g // n`` with the policy at seat ``g % n``) and agent seeds, and the same accounting (a
     win shared by ``k`` seats counts ``1/k``, Wilson 95% interval). Returns ``{win_rate,
     ci_low, ci_high, games, seconds}``."""
-    from card_envs.arena.runner import _agent_seed, deal_seed
+    from card_envs.arena import agent_seed, deal_seed
     from card_envs.arena.stats import wilson_interval
     from card_envs.core.registry import env_class, resolve_env_id
     from card_envs.core.vector import VectorEnv
@@ -156,7 +156,7 @@ def evaluate_batched(policy: Any, env_id: str, opponent: str, games: int = 200,
     vec = VectorEnv(game, games, seed=0)
     vec.reset(seeds=[deal_seed(seed, g // n) for g in range(games)])
     learner = np.arange(games) % n  # rotation r: participant 0 at seat r
-    seats = {j: _SeatAgents(spec, env_id, [_agent_seed(seed, g, j) for g in range(games)],
+    seats = {j: _SeatAgents(spec, env_id, [agent_seed(seed, g, j) for g in range(games)],
                             num_players=n, **options)
              for j, spec in enumerate([policy] + [opponent] * (n - 1)) if isinstance(spec, str)}
     running = np.ones(games, bool)
