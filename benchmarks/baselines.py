@@ -135,20 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in envs:
         meta = json.loads((DATA / f"{env_id}.json").read_text())
         arena = dict(meta.get("arena") or {})
-        saved = None if args.arena_from is None else \
-            Path(args.arena_from) / f"{env_id.removesuffix('_v0')}.arena.json"
-        if saved is not None and saved.is_file():
-            arena["heuristic"] = from_arena_file(saved)
-        elif args.games:
-            arena["heuristic"] = measure(env_id, "heuristic", args.games, args.seed,
-                                         args.workers)
-        mcts = None if args.arena_from is None else \
-            Path(args.arena_from) / f"{env_id.removesuffix('_v0')}.mcts.json"
-        if mcts is not None and mcts.is_file():
-            arena["mcts:ms=200"] = from_arena_file(mcts)
-        elif args.mcts_games:
-            arena["mcts:ms=200"] = measure(env_id, "mcts:ms=200", args.mcts_games, args.seed,
-                                           args.workers)
+        for opp, suffix, games in (("heuristic", "arena", args.games),
+                                   ("mcts:ms=200", "mcts", args.mcts_games)):
+            saved = None if args.arena_from is None else \
+                Path(args.arena_from) / f"{env_id.removesuffix('_v0')}.{suffix}.json"
+            if saved is not None and saved.is_file():
+                arena[opp] = from_arena_file(saved)
+            elif games:
+                arena[opp] = measure(env_id, opp, games, args.seed, args.workers)
         meta["arena"] = arena
         (DATA / f"{env_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
         rows[env_id] = {"meta": meta, "arena": arena}
