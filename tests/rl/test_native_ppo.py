@@ -246,9 +246,9 @@ def test_the_full_information_critic_trains_and_stays_out_of_the_weights(tmp_pat
     assert full.keys() == own.keys()  # the policy's weights only: the critic is for training
     assert any(not np.array_equal(full[k], own[k]) for k in full)
     # the critic's input: the learner's own view plus the other seat's
-    from card_envs.rl.ppo import _Run
+    from card_envs.rl.ppo_run import PPORun
     run = runs[0]
-    r = _Run("op_glad_ijs_v0", 2, {**run.config}, {}, 0)
+    r = PPORun("op_glad_ijs_v0", 2, {**run.config}, {}, 0)
     vec = r.vec
     for _ in range(5):
         vec.step(vec.sample_actions())
