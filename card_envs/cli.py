@@ -42,10 +42,10 @@ from typing import Any
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
 from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
 from card_envs.core.checks import check_nesting, short_repr
-from card_envs.core.draw import THEMES
 from card_envs.core.errors import CardEnvError
 from card_envs.core.files import write_text_atomic
 from card_envs.core.registry import env_ids, resolve_env_id
+from card_envs.draw import THEMES
 from card_envs.ui.record import load_replay, record_game, save_replay
 from card_envs.ui.replay_html import write_html
 from card_envs.ui.specs import split_agents

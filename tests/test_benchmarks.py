@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 import card_envs
-from card_envs import vector
+from card_envs import threads
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
@@ -88,10 +88,10 @@ def test_thread_tuner_follows_the_faster_count(monkeypatch: pytest.MonkeyPatch) 
     (a busy core), then faster again; the tuner follows, and trying the slow count costs
     little."""
     clock = [0.0]
-    monkeypatch.setattr(vector, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(vector, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(threads, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(threads, "get_num_threads", lambda: 2)
     B = 4096
-    tuner = vector.ThreadTuner()
+    tuner = threads.ThreadTuner()
 
     def play(us_per_game: dict[int, float], calls: int) -> tuple[float, float]:
         """Returns (seconds taken, seconds the best count would have taken)."""
@@ -114,7 +114,7 @@ def test_thread_tuner_follows_the_faster_count(monkeypatch: pytest.MonkeyPatch) 
     assert tuner.n == 2, "back to all threads once the core is free"
     spent, ideal = play(quiet, 5000)
     assert spent < 1.02 * ideal
-    monkeypatch.setattr(vector, "get_num_threads", lambda: 1)  # the user's cap
+    monkeypatch.setattr(threads, "get_num_threads", lambda: 1)  # the user's cap
     play(quiet, 2000)
     assert tuner.threads() == 1
 

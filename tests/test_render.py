@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from card_envs.core import draw
+from card_envs import draw
 from card_envs.core.env import ResetNeededError
-from card_envs.core.errors import OptionError
+from card_envs.core.errors import NoViewerError, OptionError
 from card_envs.core.registry import ENV_IDS, env_class, env_ids, make, make_raw, manifest
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -169,7 +169,7 @@ def test_a_game_without_a_viewer_fails_clearly() -> None:
     extra = [e for e in env_ids() if e not in ENV_IDS]  # the test-only toy game
     assert extra
     for env_id in extra:
-        with pytest.raises(draw.NoViewerError, match="has no viewer"):
+        with pytest.raises(NoViewerError, match="has no viewer"):
             make(env_id, render_mode="svg")
         env = make(env_id, render_mode="ansi")
         assert env.metadata["render_modes"] == ["ansi", "human"]  # what it can do

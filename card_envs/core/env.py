@@ -14,7 +14,7 @@ raise :class:`IllegalActionError` (the PettingZoo wrappers assert the same), and
 Rendering: ``render_mode`` ``"ansi"`` (text), ``"human"`` (the text, printed), ``"svg"`` (an SVG
 string) or ``"rgb_array"`` (an ``(H, W, 3)`` uint8 array of the same picture, for video
 recording), drawn by the game's viewer (``card_envs/<game>/viewer.py``, see
-:mod:`card_envs.core.draw`) from ``render_observer``'s point of view (``None``: everything; a
+:mod:`card_envs.draw`) from ``render_observer``'s point of view (``None``: everything; a
 seat or agent name: that seat's view, unknown cards face down; ``"current"``: the seat to act)
 in ``render_theme`` (``"light"``, ``"dark"``). ``env.picture(observer, theme)`` draws any view,
 and an env shows inline in Jupyter (``_repr_svg_``).
@@ -33,11 +33,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from card_envs.core import draw
+from card_envs import draw
 from card_envs.core import kernels as K
 from card_envs.core import replay as R
-from card_envs.core.errors import CardEnvError, IllegalActionError, OptionError
+from card_envs.core.errors import CardEnvError, IllegalActionError, NoViewerError, OptionError
 from card_envs.core.game import Game, as_generator, seed_to_u64
+from card_envs.core.pictures import _theme, theme, viewer
 
 _INT_KINDS = ("i", "u")
 _CUR = K.CUR
@@ -95,8 +96,8 @@ class CardEnvBase:
             raise OptionError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         self.metadata = {**self.metadata, "name": game.env_id}
         try:  # this game's render modes: the pictures need a viewer
-            draw.find_viewer(type(self), type(game))
-        except draw.NoViewerError:
+            viewer(type(game))
+        except NoViewerError:
             if render_mode in PICTURE_MODES:
                 raise
             self.metadata["render_modes"] = [m for m in self.metadata["render_modes"]
@@ -109,7 +110,7 @@ class CardEnvBase:
         if not isinstance(render_theme, str):
             raise OptionError(f"render_theme must be one of {sorted(draw.THEMES)}, got "
                               f"{render_theme!r}")
-        draw.theme(render_theme)  # OptionError for an unknown name
+        theme(render_theme)  # OptionError for an unknown name
         self.render_theme = render_theme
         self.render_observer = self._render_observer(render_observer)
         self._replay_seed: int | None = None
@@ -208,17 +209,16 @@ class CardEnvBase:
             cur = int(self.state_array[_CUR])
             observer = None if cur < 0 else cur
         view = self.state_dict(observer)
-        viewer = draw.find_viewer(type(self), type(self.game))
-        return viewer(view, draw.theme(theme_name))
+        return viewer(type(self.game))(view, theme(theme_name))
 
     def picture(self, observer: int | str | None = None, theme: str = "light"
                 ) -> draw.Picture:
-        """A :class:`~card_envs.core.draw.Picture` (SVG inline in Jupyter, ``.png()``,
+        """A :class:`~card_envs.draw.Picture` (SVG inline in Jupyter, ``.png()``,
         ``.rgb_array()``, ``.save(path)``) of the current state as ``observer`` sees it (None:
         everything; a seat or agent name; ``"current"``: the seat to act)."""
         if not isinstance(theme, (str, draw.Theme)):
             raise OptionError(f"theme must be one of {sorted(draw.THEMES)}, got {theme!r}")
-        return draw.Picture(self._svg(self._render_observer(observer), draw.theme(theme)))
+        return draw.Picture(self._svg(self._render_observer(observer), _theme(theme)))
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's inline picture: ``render_observer``'s view in ``render_theme`` (None,
@@ -227,7 +227,7 @@ class CardEnvBase:
             return None
         try:
             return self._svg(self.render_observer, self.render_theme)
-        except draw.NoViewerError:
+        except NoViewerError:
             return None
 
     # --- replay recording ----------------------------------------------------------------

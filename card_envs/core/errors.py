@@ -29,3 +29,8 @@ class OptionError(CardEnvError):
 class StateDictError(CardEnvError):
     """A state dict that cannot be loaded (wrong game, missing or malformed fields,
     an inconsistent position). The environment keeps its previous state."""
+
+
+class NoViewerError(OptionError):
+    """The game has no picture (its ``view`` module has no ``draw``), so it cannot be drawn
+    (``render_mode`` ``"svg"`` / ``"rgb_array"``, ``env.picture()``); ``"ansi"`` works."""

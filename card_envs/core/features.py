@@ -110,7 +110,7 @@ class Features:
         ``obs`` (``(B, L)`` or one ``(L,)`` row, which gives one ``(width,)`` row), written
         into ``out`` if given. ``threads``: at most that many numba threads (default: numba's
         count; a batched VecEnv passes the count its engine's tuner chose, see
-        :class:`~card_envs.core.vector.ThreadTuner`)."""
+        :class:`~card_envs.threads.ThreadTuner`)."""
         a = np.asarray(obs)
         single = a.ndim == 1
         a = a.reshape(1, -1) if single else a

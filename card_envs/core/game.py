@@ -100,13 +100,28 @@ class Game:
     """Specification of one game configuration: validated options, sizes, kernels and the
     Python-side codecs (state dict, action names, rendering, determinization).
 
-    Subclasses set the class attributes and implement the ``*_fields`` / ``check_state`` /
-    ``action_to_str`` / ``render`` / ``resample`` hooks."""
+    A game folder's ``game.py`` subclasses it, sets the class attributes, names the folder's
+    contract modules (:mod:`card_envs.core.contract`) and implements ``configure`` and
+    ``action_to_str``. Everything else is dispatched here, once for every game:
+
+    ================  ============================================================
+    ``rules``         kernels ``init``, ``step``, ``legal_mask``, ``outcome``
+    ``observe``       kernel ``observe``; ``obs_bounds(game) -> (low, high)``
+    ``statedict``     ``fields_to_dict(game, state, observer)``,
+                      ``fields_from_dict(game, state, d)``, ``check_state(game, state)``,
+                      ``resample(game, state, observer, rng)``
+    ``view``          ``render(game, state, observer) -> str`` (text),
+                      ``draw(view, theme) -> str`` (SVG of a state dict)
+    ================  ============================================================
+    """
 
     name: ClassVar[str]
     env_id: ClassVar[str]
     version: ClassVar[str] = "0"
     rules: ClassVar[ModuleType]
+    observe: ClassVar[ModuleType | None] = None
+    statedict: ClassVar[ModuleType | None] = None
+    view: ClassVar[ModuleType | None] = None
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     default_players: ClassVar[int] = 2
@@ -138,7 +153,8 @@ class Game:
         self.cfg = cfg if extended is None else np.ascontiguousarray(extended, np.int32)
         r = self.rules
         self.k_init, self.k_step = r.init, r.step
-        self.k_legal_mask, self.k_observe, self.k_outcome = r.legal_mask, r.observe, r.outcome
+        self.k_legal_mask, self.k_outcome = r.legal_mask, r.outcome
+        self.k_observe = (self.observe or r).observe
         low, high = self.obs_bounds()
         self.obs_low = np.asarray(low, self.obs_dtype)
         self.obs_high = np.asarray(high, self.obs_dtype)
@@ -201,7 +217,14 @@ class Game:
 
     def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-entry lower and upper bounds of the observation vector."""
-        raise NotImplementedError
+        return self._module("observe").obs_bounds(self)
+
+    def _module(self, name: str) -> ModuleType:
+        module = getattr(type(self), name)
+        if module is None:
+            raise NotImplementedError(f"{type(self).__name__} names no {name!r} module "
+                                      "(see card_envs.core.contract)")
+        return module
 
     # --- state ---------------------------------------------------------------------------
     def new_state(self, seed: int | np.uint64) -> np.ndarray:
@@ -349,28 +372,31 @@ class Game:
         return None
 
     def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
-        raise NotImplementedError
+        """The game's own state-dict fields (``observer``: only what that seat knows)."""
+        return self._module("statedict").fields_to_dict(self, state, observer)
 
     def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
-        raise NotImplementedError
+        """Write the game's fields of a checked state dict into ``state``."""
+        self._module("statedict").fields_from_dict(self, state, d)
 
     def check_state(self, state: np.ndarray) -> None:
         """Raise :class:`StateDictError` if ``state`` is not a reachable-looking position
         (cards conserved, phase fields consistent). Also the fuzz tests' invariant check."""
-        raise NotImplementedError
+        self._module("statedict").check_state(self, state)
 
     def action_to_str(self, action: int) -> str:
         raise NotImplementedError
 
     def render(self, state: np.ndarray, observer: int | None = None) -> str:
-        raise NotImplementedError
+        """ANSI text of the state (``observer``: that seat's view, hidden cards ``?``)."""
+        return self._module("view").render(self, state, observer)
 
     def resample(self, state: np.ndarray, observer: int,
                  rng: np.random.Generator) -> np.ndarray:
         """A full state consistent with everything ``observer`` knows, drawn at random."""
         if self.perfect_information:
             return state.copy()
-        raise NotImplementedError
+        return self._module("statedict").resample(self, state, observer, rng)
 
 
 def check_untrusted_options(env_id_or_game_class: str | type[Game],

@@ -1,6 +1,6 @@
 """SVG picture of a Flipology position, drawn only from a state dict (``env.state_dict(seat)``
 for what that seat knows, ``env.state_dict()`` for everything): the viewer contract of
-:mod:`card_envs.core.draw`.
+:mod:`card_envs.draw`.
 
 A title bar (variant, phase, round and turn, the seat to act, the result when over), one
 panel per seat (its rows, top row first in the Great Tree, the neighbours its row ends touch,
@@ -15,8 +15,8 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from card_envs.core.draw import Svg, Theme
-from card_envs.core.draw import theme as as_theme
+from card_envs.draw import Svg, Theme
+from card_envs.draw import theme as as_theme
 from card_envs.flipology.layout import KIND_NAMES, ROUNDS, ROW_SHAPES, SUN_PEEKS, VARIANTS
 from card_envs.flipology.viewer_parts import (
     KIND_TEXT,

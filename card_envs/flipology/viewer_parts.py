@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from card_envs.core.draw import Svg, Theme
+from card_envs.draw import Svg, Theme
 from card_envs.flipology.deck import default_deck, expand
 from card_envs.flipology.layout import KIND_NAMES, KOALA, MOON, RED_PANDA, SLOTH
 

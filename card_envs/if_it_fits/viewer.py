@@ -1,6 +1,6 @@
 """SVG picture of an If It Fits position, drawn only from a state dict
 (``env.state_dict(seat)`` for what that seat knows, ``env.state_dict()`` for everything): the
-viewer contract of :mod:`card_envs.core.draw`.
+viewer contract of :mod:`card_envs.draw`.
 
 Left, the table: cardboard cards with a thick wall on each closed side (joined cards run into
 one another: a box), their toys and sprayers, awake cats on the cat slots between two cards,
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from card_envs.core.draw import Svg, Theme
-from card_envs.core.draw import theme as as_theme
+from card_envs.draw import Svg, Theme
+from card_envs.draw import theme as as_theme
 from card_envs.if_it_fits.layout import CATS_EACH, HANDMAX, TOYS
 from card_envs.if_it_fits.viewer_parts import (
     box_card,

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from card_envs.core.draw import Svg, Theme
+from card_envs.draw import Svg, Theme
 from card_envs.if_it_fits.game import default_deck
 from card_envs.if_it_fits.layout import ALL_OPEN, SIDES, TOYS
 

@@ -1,13 +1,13 @@
 """Isflak's picture (``render_mode="svg"/"rgb_array"``): the 5x7 grid of playing cards with the
 penguins in their player's colour (slot number on the belly), and each player's pile and points.
 
-Drawn only from a state dict (:mod:`card_envs.core.draw`); Isflak has perfect information, so
+Drawn only from a state dict (:mod:`card_envs.draw`); Isflak has perfect information, so
 every view is the whole state. Gaps are dashed outlines; the seat to act is outlined.
 """
 
 from __future__ import annotations
 
-from card_envs.core.draw import Svg, Theme, fan_offsets, mix, player_color, seat_title, view_note
+from card_envs.draw import Svg, Theme, fan_offsets, mix, player_color, seat_title, view_note
 from card_envs.isflak.deck import CARD_IDS, KIND
 from card_envs.isflak.layout import COLS, K_ACE, K_FACE, K_NUMBER, ROWS
 

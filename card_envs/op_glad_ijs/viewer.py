@@ -4,7 +4,7 @@ top card and size, the window's choice and the last resolved slap.
 
 Cards: the animal's name on the face, the habitat as a coloured band (an animal and its own
 habitat share a colour; a star marks a right-habitat card); 2-animals cards show two names,
-2-habitats cards two bands. Drawn only from a state dict (:mod:`card_envs.core.draw`): other
+2-habitats cards two bands. Drawn only from a state dict (:mod:`card_envs.draw`): other
 seats' pending choices and the unknown draw-pile cards are not in a seat's view, so they are
 not in its picture.
 """
@@ -15,7 +15,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from card_envs.core.draw import (
+from card_envs.draw import (
     Svg,
     Theme,
     fan_offsets,

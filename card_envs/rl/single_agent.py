@@ -122,7 +122,7 @@ class SingleAgentEnv(gymnasium.Env):
                 and 0 <= render_observer < n):
             raise OptionError(f"render_observer must be 'learner' (the learner's view), None "
                               f"(everything) or a seat in 0..{n - 1}, got {render_observer!r}")
-        from card_envs.core.draw import theme
+        from card_envs.core.pictures import theme
 
         self.render_observer, self.render_theme = render_observer, theme(render_theme).name
         self.seat_option = seat
@@ -254,12 +254,12 @@ class SingleAgentEnv(gymnasium.Env):
         if self.state is None:
             raise ResetNeededError("reset() must be called first")
         if self.render_mode in ("svg", "rgb_array"):
-            from card_envs.core import draw
+            from card_envs import draw
+            from card_envs.core.pictures import theme, viewer
 
             who = self.seat if self.render_observer == "learner" else self.render_observer
             view = self.game.state_dict(self.state, None if who is None else int(who))
-            svg = draw.find_viewer(type(self.game), type(self.game))(
-                view, draw.theme(self.render_theme))
+            svg = viewer(type(self.game))(view, theme(self.render_theme))
             return svg if self.render_mode == "svg" else draw.to_rgb_array(svg)
         return self.game.render(self.state, None)
 

@@ -1,6 +1,6 @@
 """Slide's picture (``render_mode="svg"/"rgb_array"``): every seat's 4x4 grid and the middle.
 
-Drawn only from a state dict (:mod:`card_envs.core.draw`): face-down cards the view does not
+Drawn only from a state dict (:mod:`card_envs.draw`): face-down cards the view does not
 know are card backs; in the omniscient view they show their value inside a back-coloured
 frame. Values are coloured from green (1, good) to red (10, bad). At the end the cards that
 vanish (an equal orthogonal neighbour) are faded, and each panel shows points and cards left.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import colorsys
 from typing import Any
 
-from card_envs.core.draw import Svg, Theme, player_color, seat_title, view_note
+from card_envs.draw import Svg, Theme, player_color, seat_title, view_note
 from card_envs.slide.layout import NUM_VALUES, ROUNDS
 
 CW, CH, GAP = 46.0, 62.0, 6.0          # card size and spacing

@@ -10,7 +10,7 @@ counter: the browser tests wait on them.
 
 from __future__ import annotations
 
-from card_envs.core.draw import theme
+from card_envs.core.pictures import theme
 
 __all__ = ["PAGE_SCRIPT", "play_page"]
 

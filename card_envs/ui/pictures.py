@@ -1,40 +1,26 @@
 """The picture of one seat's view as an SVG string, for the replay page and the play server.
 
 :func:`picture_svg` is the one place the ui layer asks for a picture. It uses, in order: the
-env's own ``picture(observer, theme)`` (the core's render API), else the game's viewer module
-(``card_envs/<game>/viewer.py``: ``draw(view, theme) -> str``), else :func:`text_svg`, a plain
+env's own ``picture(observer, theme)`` (the core's render API), else the game's picture
+(``draw(view, theme) -> str`` in ``card_envs/<game>/view.py``), else :func:`text_svg`, a plain
 SVG of the state dict's lines. All three draw only from ``env.state_dict(observer)``, so a
 seat's picture shows nothing that seat cannot know.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any
 from xml.sax.saxutils import escape
 
-from card_envs.core import draw
-from card_envs.core.draw import Svg, Theme, theme
-from card_envs.core.errors import OptionError
-from card_envs.core.registry import manifest
+from card_envs.core.errors import NoViewerError
+from card_envs.core.pictures import theme, viewer
+from card_envs.draw import Svg, Theme
 
-__all__ = ["picture_svg", "text_svg", "viewer_module"]
+__all__ = ["picture_svg", "text_svg"]
 
 _LINE = 15.0  # text line height of the fallback picture (px)
 _WRAP = 96  # characters per line of the fallback picture
-_NO_VIEWER: type | None = getattr(draw, "NoViewerError", None)  # the core's, where it has one
-
-
-def viewer_module(env_id: str) -> Any | None:
-    """The game's viewer module (``<game package>.viewer``), or None if it has none."""
-    package = manifest(env_id).env.partition(":")[0].rpartition(".")[0]
-    try:
-        return importlib.import_module(f"{package}.viewer")
-    except ModuleNotFoundError as e:
-        if e.name not in (f"{package}.viewer", package):
-            raise  # the viewer exists but one of its own imports failed: say so
-        return None
 
 
 def _wrap(key: str, value: Any) -> list[str]:
@@ -72,11 +58,10 @@ def picture_svg(env: Any, observer: int | None, t: Theme | str = "light") -> str
     if callable(picture):
         try:
             return str(picture(observer, th).svg)
-        except OptionError as e:  # a game without a viewer: the fallbacks below
-            if _NO_VIEWER is None or not isinstance(e, _NO_VIEWER):
-                raise
+        except NoViewerError:  # a game without a picture: the fallbacks below
+            pass
     view = env.state_dict(observer=observer)
-    viewer = viewer_module(env.game.env_id)
-    if viewer is not None:
-        return str(viewer.draw(view, th))
-    return text_svg(view, th)
+    try:
+        return str(viewer(type(env.game))(view, th))
+    except NoViewerError:
+        return text_svg(view, th)

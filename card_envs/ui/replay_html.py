@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from card_envs.core.draw import theme as get_theme
 from card_envs.core.files import write_text_atomic
+from card_envs.core.pictures import theme as get_theme
 from card_envs.ui.csp import meta_tag
 from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import play_back_envs, result_of

@@ -63,11 +63,11 @@ from card_envs.agents import make_agent
 from card_envs.agents.registry import agent_names, check_spec, parse_spec
 from card_envs.core import kernels as K
 from card_envs.core.checks import check_nesting, short_repr
-from card_envs.core.draw import THEMES
 from card_envs.core.errors import StateDictError
 from card_envs.core.files import parse_json
 from card_envs.core.game import check_untrusted_options
 from card_envs.core.registry import env_ids, make_raw, manifest, resolve_env_id
+from card_envs.draw import THEMES
 from card_envs.ui.csp import SECURITY_HEADERS, policy
 from card_envs.ui.moves import describe_move
 from card_envs.ui.page import PAGE_SCRIPT, play_page

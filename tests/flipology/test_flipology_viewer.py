@@ -13,7 +13,7 @@ import pytest
 
 import card_envs
 from card_envs.core import kernels as K
-from card_envs.core.draw import THEMES, to_rgb_array
+from card_envs.draw import THEMES, to_rgb_array
 from card_envs.flipology.manifest import MANIFEST
 from card_envs.flipology.scoring import game_result as k_game_result
 from card_envs.flipology.scoring import public_score as k_public_score

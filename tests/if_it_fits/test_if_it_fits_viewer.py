@@ -13,7 +13,7 @@ import pytest
 
 import card_envs
 from card_envs.core import kernels as K
-from card_envs.core.draw import THEMES, to_rgb_array
+from card_envs.draw import THEMES, to_rgb_array
 from card_envs.if_it_fits.manifest import MANIFEST
 from card_envs.if_it_fits.scoring import boxes as engine_boxes
 from card_envs.if_it_fits.scoring import score as k_score

@@ -1,6 +1,6 @@
-"""Drawing toolkit of the games' viewers (``card_envs/<game>/viewer.py``): themes, a small SVG
-builder, and rasterisation to PNG / RGB arrays (``resvg``, a Rust renderer shipped as a wheel:
-no system libraries).
+"""Drawing toolkit of the games' pictures (``draw`` in ``card_envs/<game>/view.py``): themes,
+a small SVG builder, and rasterisation to PNG / RGB arrays (``resvg``, a Rust renderer shipped
+as a wheel: no system libraries).
 
 A viewer is ``draw(view: dict, theme: Theme) -> str``: an SVG document of ``view``, a state
 dict as :meth:`CardEnv.state_dict` returns it (``observer=seat``: what that seat knows, hidden
@@ -16,23 +16,19 @@ information out of a seat's picture by construction, and keeps drawing out of th
 from __future__ import annotations
 
 import functools
-import importlib
 import importlib.util
 import io
 import math
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from card_envs.core.errors import OptionError
-
-__all__ = ["SUITS", "SUIT_SYMBOLS", "THEMES", "NoViewerError", "Picture", "Svg", "Theme",
-           "fan_offsets", "find_viewer", "mix", "player_color", "seat_title", "suit_color",
-           "theme", "to_png", "to_rgb_array", "view_note"]
+__all__ = ["SUITS", "SUIT_SYMBOLS", "THEMES", "Picture", "Svg", "Theme", "ThemeError",
+           "fan_offsets", "mix", "player_color", "seat_title", "suit_color", "theme", "to_png",
+           "to_rgb_array", "view_note"]
 
 #: suit letters (as in card codes such as ``"10H"``) -> the suit's symbol
 SUIT_SYMBOLS: dict[str, str] = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -73,13 +69,17 @@ THEMES: dict[str, Theme] = {
 }
 
 
+class ThemeError(ValueError):
+    """An unknown theme name (the envs turn it into :class:`~card_envs.OptionError`)."""
+
+
 def theme(t: str | Theme = "light") -> Theme:
-    """The theme named ``t`` (``"light"``, ``"dark"``) or ``t`` itself; ``OptionError`` for an
-    unknown name."""
+    """The theme named ``t`` (``"light"``, ``"dark"``) or ``t`` itself; :class:`ThemeError`
+    (a ``ValueError``) for an unknown name."""
     if isinstance(t, Theme):
         return t
-    if t not in THEMES:
-        raise OptionError(f"theme must be one of {sorted(THEMES)}, got {t!r}")
+    if not isinstance(t, str) or t not in THEMES:
+        raise ThemeError(f"theme must be one of {sorted(THEMES)}, got {t!r}")
     return THEMES[t]
 
 
@@ -435,48 +435,3 @@ class Picture:
         else:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(self.svg)
-
-
-class NoViewerError(OptionError):
-    """The game has no viewer module (``card_envs/<game>/viewer.py``), so it cannot be drawn
-    (``render_mode`` ``"svg"`` / ``"rgb_array"``, ``env.picture()``)."""
-
-
-Viewer = Callable[[dict, Theme], str]
-_VIEWERS: dict[tuple[type, type], Viewer] = {}
-
-
-def _package(cls: type) -> str:
-    return cls.__module__.rpartition(".")[0]
-
-
-def find_viewer(env_class: type, game_class: type) -> Viewer:
-    """The ``draw`` function of the game's viewer, found by convention: module ``viewer``
-    next to the env class's module (``card_envs.slide.env`` -> ``card_envs.slide.viewer``),
-    else next to the game class's; :class:`NoViewerError` when there is none."""
-    key = (env_class, game_class)
-    if key in _VIEWERS:
-        return _VIEWERS[key]
-    tried = []
-    for cls in (env_class, game_class):
-        pkg = _package(cls)
-        if not pkg or pkg == __name__.rpartition(".")[0] or f"{pkg}.viewer" in tried:
-            continue  # the core's generic env classes live next to no game
-        name = f"{pkg}.viewer"
-        tried.append(name)
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:
-                continue
-            raise  # the viewer exists but imports something missing
-        fn = getattr(module, "draw", None)
-        if not callable(fn):
-            raise NoViewerError(f"{name} has no draw(view, theme) function")
-        _VIEWERS[key] = fn
-        return fn
-    game = getattr(game_class, "env_id", game_class.__name__)
-    raise NoViewerError(f"{game} has no viewer (looked for {' and '.join(tried) or 'none'}); "
-                        "render modes 'svg' and 'rgb_array' and env.picture() need one, "
-                        "'ansi' works")
-
