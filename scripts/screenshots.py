@@ -4,7 +4,7 @@
     python scripts/screenshots.py --measure       # also: view latency and replay pages
 
 Writes ``docs/images/<game>-light.png`` and ``<game>-dark.png`` (a mid-game position, all
-cards, rasterised by ``card_envs.core.draw``), ``play-<game>.png`` (the play page in headless
+cards, rasterised by ``card_envs.draw``), ``play-<game>.png`` (the play page in headless
 Chromium, a few moves in) and ``replay.png`` (a replay page). Chromium is Debian's
 (``apt-get install chromium``), driven by playwright's Python API (never ``playwright
 install``). ``--measure`` prints, per game, the median latency of 50 view requests on a local
@@ -28,7 +28,7 @@ from typing import Any
 from PIL import Image
 
 from card_envs import make_raw
-from card_envs.core.draw import to_png
+from card_envs.draw import to_png
 from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import record_game
 from card_envs.ui.replay_html import write_html
