@@ -36,7 +36,7 @@ stress: $(VENV)/.dev
 # Regenerate the golden playthroughs (tests/playthroughs/) after a deliberate behaviour change;
 # the game's version must change with it.
 playthroughs: $(VENV)/.dev
-	$(BIN)/python tests/playthrough.py --write
+	$(BIN)/python tests/support/playthrough.py --write
 
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/throughput.py

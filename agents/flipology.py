@@ -2,12 +2,15 @@
 
 The observation (fields and sections: ``card_envs.flipology.layout``, ``OBS_*`` and
 ``obs_layout``; table: ``card_envs.flipology.env``) is decoded into the board (face, kind,
-points per position, relative seats), the own hand and the pending effect. A card's end value
-is its points face up, 0 face down, and for a Sloth/Koala minus its points face up and plus
-its points face down; an unknown face-down card is worth its expectation over the deck. Each
-legal action is scored as (change of the own score) - (change of the opponents' scores) / (n-1),
-plus a small bonus for turning up a card whose effect the agent will apply. With the Moon face
-up the objective is reversed (the lowest score wins).
+points per position, relative seats), the own hand and the pending effect. The rules come from
+the game's queries (``card_envs.flipology.queries``): a card's end value (``card_value``: its
+points face up, 0 face down, a Sloth/Koala minus face up and plus face down), the face a flip
+leaves (``flip_face``), what an effect's choice does (``effect_role``, ``flip_chains``,
+``swap_faces``) and whether the Moon is up (``moon_seen``); an unknown face-down card is worth
+its expectation over the deck. Each legal action is scored as (change of the own score) -
+(change of the opponents' scores) / (n-1), plus a small bonus for turning up a card whose
+effect the agent will apply. With the Moon face up the objective is reversed (the lowest score
+wins).
 
 * **Setup:** place the most valuable hand card first (Sloths/Koalas by their face-down value);
   the two least valuable go to the discard pile.
@@ -27,6 +30,7 @@ import numpy as np
 
 from card_envs.agents.base import Agent, legal_actions
 from card_envs.flipology import layout as L
+from card_envs.flipology import queries as Q
 from card_envs.flipology.game import FlipologyGame
 
 EFFECT_BONUS = {L.DOG: 2.0, L.FROG: 2.0, L.HAWK: 3.0, L.MOLE: 2.5, L.MONKEY: 1.5,
@@ -34,14 +38,12 @@ EFFECT_BONUS = {L.DOG: 2.0, L.FROG: 2.0, L.HAWK: 3.0, L.MOLE: 2.5, L.MONKEY: 1.5
                 L.WIND: 0.0}
 COPY_PRIORITY = {L.WOLVES: 6, L.HAWK: 5, L.MOLE: 4, L.SNAKE: 3, L.DOG: 2, L.FROG: 2,
                  L.MONKEY: 1}
-FLIPPED_BY_EFFECT = (L.DOG, L.FROG, L.HAWK, L.SNAKE)
 REGROW_BELOW = 12  # regrow a hand worth less than this
 
 
-def _value(kind: int, pts: int, up: int) -> float:
-    if kind in (L.SLOTH, L.KOALA):
-        return -pts if up else pts
-    return pts if up else 0.0
+def _best(kind: int, pts: int) -> int:
+    """A card's end value counted its better way (a Sloth/Koala face down)."""
+    return max(Q.card_value(kind, pts, 0), Q.card_value(kind, pts, 1))
 
 
 class FlipologyHeuristicAgent(Agent):
@@ -56,10 +58,12 @@ class FlipologyHeuristicAgent(Agent):
         g = FlipologyGame(**{k: v for k, v in options.items() if k in specs})
         self.g = g
         self.n = g.num_players
-        vals_up = [_value(k, p, 1) for k, p, a in zip(g.kinds, g.points, g.aside) if not a]
-        vals_down = [_value(k, p, 0) for k, p, a in zip(g.kinds, g.points, g.aside) if not a]
+        vals_up = [Q.card_value(k, p, 1) for k, p, a in zip(g.kinds, g.points, g.aside) if not a]
+        vals_down = [Q.card_value(k, p, 0) for k, p, a in zip(g.kinds, g.points, g.aside)
+                     if not a]
         self.e_up = float(np.mean(vals_up))
         self.e_down = float(np.mean(vals_down))
+        self.null_value = Q.card_value(L.NULL, 0, 1)  # what the Wolves leave in a card's place
         self.o = L.obs_layout(self.n, g.seatpos, g.handn, g.ncards)
 
     # --- decoding ----------------------------------------------------------------------------
@@ -69,8 +73,8 @@ class FlipologyHeuristicAgent(Agent):
         self.hand = obs[o.hand:o.hand_counts].reshape(self.g.handn, L.OBS_SLOT).astype(int)
         self.ef = obs[o.effect:o.effect + L.OBS_EFFECT_LEN].astype(int)
         self.phase = int(obs[o.info + L.OBS_PHASE])
-        self.moon = any(self.board[p, L.OBS_FACE] == 1 and self.board[p, L.OBS_KIND] == L.MOON
-                        for p in range(npos))
+        self.hermit_card = int(obs[o.hermit + L.OBS_HERMIT_CARD])
+        self.moon = bool(Q.moon_seen(obs[o.board:o.hand], npos))
 
     def _cell(self, p: int) -> tuple[int, int, int]:
         """(face, kind, points) observed at position action ``p``."""
@@ -82,7 +86,7 @@ class FlipologyHeuristicAgent(Agent):
         up = f if up is None else up
         if kind < 0:
             return self.e_up if up else self.e_down
-        return _value(kind, pts, up)
+        return Q.card_value(kind, pts, up)
 
     def _weight(self, p: int) -> float:
         w = 1.0 if p // self.g.seatpos == 0 else -1.0 / max(self.n - 1, 1)
@@ -90,9 +94,10 @@ class FlipologyHeuristicAgent(Agent):
 
     def _flip_gain(self, p: int, trigger: bool) -> float:
         f, kind, _ = self._cell(p)
-        if f == 1 and kind == L.CAT and self.phase == L.P_EFFECT:
+        turned = Q.flip_face(kind, f, self.phase == L.P_EFFECT)
+        if turned == f:
             return 0.0
-        gain = (self._val(p, 1 - f) - self._val(p, f)) * self._weight(p)
+        gain = (self._val(p, turned) - self._val(p, f)) * self._weight(p)
         if trigger and f == 0:
             gain += EFFECT_BONUS.get(kind, 1.0 if kind < 0 else 0.0) * (0.3 if kind < 0 else 1)
         return gain
@@ -112,20 +117,20 @@ class FlipologyHeuristicAgent(Agent):
         if ph == L.P_SETUP:
             slot = self.hand[a - g.hand0]
             kind, pts = slot[L.OBS_SLOT_KIND], slot[L.OBS_SLOT_POINTS]
-            v = max(_value(kind, pts, 0), _value(kind, pts, 1))
-            return v + EFFECT_BONUS.get(int(kind), 0.0) * 0.5
+            return _best(kind, pts) + EFFECT_BONUS.get(int(kind), 0.0) * 0.5
         if ph == L.P_REGROW:
-            total = sum(max(_value(k, p, 0), _value(k, p, 1))
+            total = sum(_best(k, p)
                         for k, p in self.hand[:, [L.OBS_SLOT_KIND, L.OBS_SLOT_POINTS]] if k >= 0)
             return (1.0 if total < REGROW_BELOW else 0.0) if a == g.skip + L.A_REGROW else 0.5
         if ph == L.P_HERMIT:
             if a == g.skip + L.A_SKIP:
                 return 0.0
             c = a - g.disc0
-            return float(g.points[c]) * (-1 if self.moon else 1)
-        if ph == L.P_HCOUNT:
-            up = a == g.skip + L.A_COUNT_UP
-            return (1.0 if up else -1.0) * (1 if self.moon else -1)
+            return float(_best(g.kinds[c], g.points[c])) * (-1 if self.moon else 1)
+        if ph == L.P_HCOUNT:  # the sign of the count: a one-point card counted that way
+            up = int(a == g.skip + L.A_COUNT_UP)
+            sign = Q.card_value(g.kinds[self.hermit_card], 1, up)
+            return float(sign) * (-1 if self.moon else 1)
         if ph == L.P_TURN:
             return self._flip_gain(a, True)
         return self._effect_score(a)
@@ -134,26 +139,21 @@ class FlipologyHeuristicAgent(Agent):
         g = self.g
         ef = self.ef
         kind, src, step = int(ef[L.OBS_EF_KIND]), int(ef[L.OBS_EF_SRC]), int(ef[L.OBS_EF_STEP])
-        if kind == L.SUN:
-            if step < L.SUN_PEEKS:
-                return 1.0 if self.board[a, L.OBS_KIND] < 0 else 0.0
-            if a == g.skip + L.A_SKIP:
+        role = Q.effect_role(kind, step)
+        if role == L.ROLE_PEEK:
+            return 1.0 if self.board[a, L.OBS_KIND] < 0 else 0.0
+        if role == L.ROLE_FLIP:
+            if a == g.skip + L.A_SKIP:  # the Sun's "flip none"
                 return 0.0
-            return self._flip_gain(a, False)
-        if kind in FLIPPED_BY_EFFECT:
-            return self._flip_gain(a, True)
-        if kind == L.RAIN:
-            return self._flip_gain(a, False)
-        if kind == L.MONKEY:
-            if step == L.MONKEY_CHOOSE:
-                return float(EFFECT_BONUS.get(int(self.board[a, L.OBS_KIND]), 0.0))
-            return self._flip_gain(a, True)
-        if kind == L.PARROT:
+            return self._flip_gain(a, Q.flip_chains(kind))
+        if role == L.ROLE_CHOOSE:
+            return float(EFFECT_BONUS.get(int(self.board[a, L.OBS_KIND]), 0.0))
+        if role == L.ROLE_COPY:
             return float(COPY_PRIORITY.get(int(self.board[a, L.OBS_KIND]), 0))
-        if kind == L.WOLVES:
-            return -self._val(a) * self._weight(a)
-        if kind == L.MOLE:
-            v_src = self._val(src)  # the Mole, face up
-            v_q = self._val(a)
-            return (v_q - v_src) * self._weight(src) + (v_src - v_q) * self._weight(a)
-        return 0.0
+        if role == L.ROLE_REMOVE:
+            return (self.null_value - self._val(a)) * self._weight(a)
+        # a swap: the target's card to the Mole's place, the Mole (face up) to the target's
+        up_src, up_a = Q.swap_faces(self._cell(src)[0], self._cell(a)[0])
+        v_src, v_a = self._val(src), self._val(a)
+        return (self._val(a, up_src) - v_src) * self._weight(src) + \
+            (self._val(src, up_a) - v_a) * self._weight(a)

@@ -12,7 +12,10 @@ action is scored on the board after it:
   and a penalty ``W_STUCK`` if the moved penguin ends up unable to move;
 * placement: the same evaluation with the penguin put on the cell.
 
-Ties are broken with the agent's seeded RNG. The scoring runs in numba (~20 us per decision).
+The board, the moves and the reach are the game's rule queries (:mod:`card_envs.isflak.queries`:
+``observed_cells``, ``occupy``, ``move_slot``, ``move_target``, ``reach``): the heuristic adds
+only its weights. Ties are broken with the agent's seeded RNG. The scoring runs in numba (~20 us
+per decision).
 """
 
 from __future__ import annotations
@@ -23,20 +26,23 @@ import numpy as np
 
 from card_envs.agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
-from card_envs.isflak.board import RAY, RAYLEN
 from card_envs.isflak.layout import (
     CELLS,
-    MAX_DIST,
     MOVE0,
-    MOVES_PER_PENGUIN,
-    NDIR,
-    OBS_OWNER,
-    OBS_POINTS,
     OBS_SEATS,
     OWN_CODE,
     num_actions,
     obs_size,
     peng_of_obs,
+)
+from card_envs.isflak.queries import (
+    cell_owner,
+    cell_points,
+    move_slot,
+    move_target,
+    observed_cells,
+    occupy,
+    reach,
 )
 
 # tuned against random play (600 games each, 2-4 players)
@@ -49,34 +55,17 @@ _TIE = 1e-9
 
 
 @njit(cache=True)
-def _reach(pts: np.ndarray, occ: np.ndarray, cell: int) -> tuple[float, float]:
-    """(sum, max) of the points of the cells a penguin on ``cell`` can reach in one move."""
-    tot = 0.0
-    best = -1.0
-    for d in range(NDIR):
-        cd = cell * NDIR + d
-        for s in range(RAYLEN[cd]):
-            c = RAY[cd * MAX_DIST + s]
-            if pts[c] < 0 or occ[c] != 0:
-                break
-            tot += pts[c]
-            if pts[c] > best:
-                best = pts[c]
-    return tot, best
-
-
-@njit(cache=True)
-def _evaluate(pts: np.ndarray, occ: np.ndarray, moved: int, w: np.ndarray) -> float:
+def _evaluate(cells: np.ndarray, moved: int, w: np.ndarray) -> float:
     """Board value for the observer (occupant code ``OWN_CODE``) after a move that put a penguin on
     ``moved``; weights ``w`` = (own reach, others' reach, best next card, stuck penalty)."""
     own = 0.0
     opp = 0.0
     bonus = 0.0
     for c in range(CELLS):
-        o = occ[c]
+        o = cell_owner(cells, c)
         if o == 0:
             continue
-        tot, best = _reach(pts, occ, c)
+        tot, best = reach(cells, c)
         if o == OWN_CODE:
             own += tot
             if c == moved:
@@ -88,33 +77,29 @@ def _evaluate(pts: np.ndarray, occ: np.ndarray, moved: int, w: np.ndarray) -> fl
 
 @njit(cache=True)
 def action_scores(obs: np.ndarray, mask: np.ndarray, peng: int, w: np.ndarray) -> np.ndarray:
-    """Score of every legal action (``-inf`` for illegal ones)."""
+    """Score of every legal action (``-inf`` for illegal ones), on the observed board
+    (:func:`~card_envs.isflak.queries.observed_cells`) after the action."""
     scores = np.full(mask.shape[0], -np.inf)
-    pts = np.empty(CELLS, np.float64)
-    occ = np.empty(CELLS, np.int64)
-    for c in range(CELLS):
-        pts[c] = obs[OBS_POINTS + c]
-        occ[c] = obs[OBS_OWNER + c]
+    cells = np.empty(CELLS + 1, np.int64)
+    observed_cells(obs, cells)
     for a in range(CELLS):  # placement
         if mask[a]:
-            occ[a] = OWN_CODE
-            scores[a] = pts[a] + _evaluate(pts, occ, a, w)
-            occ[a] = 0
+            x = cells[a]
+            occupy(cells, a, OWN_CODE)
+            scores[a] = cell_points(cells, a) + _evaluate(cells, a, w)
+            cells[a] = x
     for a in range(MOVE0, mask.shape[0]):  # movement
         if not mask[a]:
             continue
-        m = a - MOVE0
-        k = m // MOVES_PER_PENGUIN
-        f = obs[OBS_SEATS + k]  # the observer's (relative seat 0) slot k
-        t = RAY[f * MOVES_PER_PENGUIN + m % MOVES_PER_PENGUIN]
-        pf = pts[f]
-        pts[f] = -1.0
-        occ[f] = 0
-        occ[t] = OWN_CODE
-        scores[a] = pts[t] + _evaluate(pts, occ, t, w)
-        occ[t] = 0
-        occ[f] = OWN_CODE
-        pts[f] = pf
+        f = obs[OBS_SEATS + move_slot(a)]  # the observer's (relative seat 0) penguin
+        t = move_target(f, a)
+        xf = cells[f]
+        xt = cells[t]
+        cells[f] = 0  # its card goes to the pile: a gap
+        occupy(cells, t, OWN_CODE)
+        scores[a] = cell_points(cells, t) + _evaluate(cells, t, w)
+        cells[t] = xt
+        cells[f] = xf
     return scores
 
 

@@ -2,11 +2,13 @@
 
 The agent reads the middle's per-type counts from the observation (at ``OBS_MIDDLE``, offsets
 in ``card_envs.op_glad_ijs.layout``, the table in ``card_envs.op_glad_ijs.env``) and the
-card-type tables of the configured deck (from the game options it is given). In priority order
-it slaps: a right-habitat card (one hand, wins the whole middle); a 2-animals card whose two
-habitats are visible on normal cards; a 2-habitats card whose two animals are visible on normal
-cards; a matching pair (an animal on one card belongs in a habitat on the other). Ties within a
-class are broken with the seeded RNG. With nothing correct it passes, so it never faults.
+card-type tables of the configured deck (from the game options it is given), and asks the
+rules for the correct slaps of the best class (``card_envs.op_glad_ijs.queries.best_slaps``).
+In priority order it slaps: a right-habitat card (one hand, wins the whole middle); a
+2-animals card whose two habitats are visible on normal cards; a 2-habitats card whose two
+animals are visible on normal cards; a matching pair (an animal on one card belongs in a
+habitat on the other). Ties within a class are broken with the seeded RNG. With nothing
+correct it passes, so it never faults.
 
 ``miss_rate`` (default 0) is the curriculum knob: with that probability the agent passes even
 though a correct target exists (a slower player), e.g.
@@ -25,24 +27,8 @@ from card_envs.agents.params import Param, check_params
 from card_envs.agents.search import SearchAgent, rand_below
 from card_envs.core.jit import njit
 from card_envs.op_glad_ijs.game import OpGladIJsGame
-from card_envs.op_glad_ijs.layout import (
-    A_ONE,
-    A_PASS,
-    CHOICE,
-    CT_AM,
-    CT_HM,
-    CT_KIND,
-    G_T,
-    KIND_ANIMALS,
-    KIND_HABITATS,
-    KIND_NORMAL,
-    KIND_RIGHT,
-    MCOUNT,
-    OBS_MIDDLE,
-    REWARD_CARDS,
-    pair_action,
-)
-from card_envs.op_glad_ijs.rules import pair_base_nb
+from card_envs.op_glad_ijs.layout import A_PASS, CHOICE, OBS_MIDDLE, REWARD_CARDS
+from card_envs.op_glad_ijs.queries import best_slaps, middle_from_counts, pending_hidden
 
 
 class OpGladIJsHeuristicAgent(Agent):
@@ -60,36 +46,13 @@ class OpGladIJsHeuristicAgent(Agent):
         self.miss_rate = miss_rate
         known = OpGladIJsGame.option_specs()
         game = OpGladIJsGame(**{k: v for k, v in options.items() if k in known})
-        self.T = T = game.T
-        cfg = game.cfg
-        self.kind = cfg[CT_KIND:CT_KIND + T].astype(np.int64)
-        self.am = cfg[CT_AM:CT_AM + T].astype(np.int64)
-        self.hm = cfg[CT_HM:CT_HM + T].astype(np.int64)
-        plain = self.kind <= KIND_RIGHT
-        link = ((self.am[:, None] & self.hm[None, :]) | (self.hm[:, None] & self.am[None, :]))
-        self.match = (link != 0) & plain[:, None] & plain[None, :]
+        self.T = game.T
+        self.cfg = game.cfg
 
     def targets(self, counts: np.ndarray) -> list[int]:
-        """The correct actions of the best priority class for a middle (per-type counts)."""
-        T = self.T
-        present = counts > 0
-        right = np.flatnonzero(present & (self.kind == KIND_RIGHT))
-        if right.size:
-            return [A_ONE + int(t) for t in right]
-        normal = present & (self.kind == KIND_NORMAL)
-        va = int(np.bitwise_or.reduce(self.am[normal])) if normal.any() else 0
-        vh = int(np.bitwise_or.reduce(self.hm[normal])) if normal.any() else 0
-        for kind, mask, vis in ((KIND_ANIMALS, self.am, vh), (KIND_HABITATS, self.hm, va)):
-            sel = np.flatnonzero(present & (self.kind == kind) & ((mask & ~vis) == 0))
-            if sel.size:
-                return [A_ONE + int(t) for t in sel]
-        idx = np.flatnonzero(present & (self.kind <= KIND_RIGHT))
-        out = []
-        for i, t in enumerate(idx):
-            for u in idx[i + 1:]:
-                if self.match[t, u]:
-                    out.append(pair_action(int(t), int(u), T))
-        return out
+        """The correct actions of the best priority class for a middle (per-type counts):
+        ``queries.best_slaps`` of that middle."""
+        return best_slaps(middle_from_counts(counts, self.cfg), self.cfg)[0].tolist()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
@@ -110,37 +73,11 @@ def _pick(rng: np.ndarray, best: int, k: int, a: int) -> tuple[int, int]:
 def heuristic_policy(state: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray,
                      obs: np.ndarray, rng: np.ndarray) -> int:
     """:class:`OpGladIJsHeuristicAgent` (``miss_rate=0``) compiled for search: the best
-    correct slap of the middle, ties broken at random; pass (0) when there is none."""
-    T = cfg[G_T]
+    correct slap of the middle (``queries.best_slaps``), ties broken at random; pass (0) when
+    there is none."""
     best, k = -1, 0
-    for t in range(T):
-        if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_RIGHT:
-            best, k = _pick(rng, best, k, A_ONE + t)
-    if best < 0:
-        va = 0
-        vh = 0
-        for t in range(T):
-            if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_NORMAL:
-                va |= cfg[CT_AM + t]
-                vh |= cfg[CT_HM + t]
-        for t in range(T):
-            if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_ANIMALS \
-                    and cfg[CT_AM + t] & ~vh == 0:
-                best, k = _pick(rng, best, k, A_ONE + t)
-        if best < 0:
-            for t in range(T):
-                if state[MCOUNT + t] > 0 and cfg[CT_KIND + t] == KIND_HABITATS \
-                        and cfg[CT_HM + t] & ~va == 0:
-                    best, k = _pick(rng, best, k, A_ONE + t)
-    if best < 0:
-        for t in range(T):
-            if state[MCOUNT + t] == 0 or cfg[CT_KIND + t] > KIND_RIGHT:
-                continue
-            for u in range(t + 1, T):
-                if state[MCOUNT + u] == 0 or cfg[CT_KIND + u] > KIND_RIGHT:
-                    continue
-                if (cfg[CT_AM + t] & cfg[CT_HM + u]) | (cfg[CT_HM + t] & cfg[CT_AM + u]):
-                    best, k = _pick(rng, best, k, pair_base_nb(t, T) + u)
+    for a in best_slaps(state, cfg)[0]:
+        best, k = _pick(rng, best, k, a)
     if best >= 0 and mask[best]:
         return best
     if mask[A_PASS]:
@@ -174,7 +111,7 @@ class OpGladIJsSearchAgent(SearchAgent):
                     ) -> np.ndarray:
         g = self.engine.game
         out = self.engine.resample(state, seat, rng)
-        hidden = g.pending_hidden(out, seat)
+        hidden = pending_hidden(out, seat)
         if hidden:
             mask = self.engine.legal_mask(out)
             r = np.array([rng.integers(0, 2**63)], np.uint64)

@@ -5,7 +5,7 @@ Needs the ``rllib`` extra (``ray[rllib]``, torch); ray is imported only when suc
 built. ``path`` is an algorithm checkpoint (``Algorithm.save``: the module is read from
 ``learner_group/learner/rl_module/<module>``) or an RLModule checkpoint folder itself. The
 module is loaded with RLlib's ``RLModule.from_checkpoint`` (it names its class by import path,
-``card_envs.rl.rllib_module``, so this module never imports the RL layer) and queried with
+``card_envs.rl.rllib.module``, so this module never imports the RL layer) and queried with
 ``forward_inference`` on the observation dict ``{"observation", "action_mask"}`` (RLlib's
 ``Columns.OBS``); its masked logits (``Columns.ACTION_DIST_INPUTS``) give the greedy action,
 masked here again, so only a legal action is ever returned.

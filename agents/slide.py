@@ -2,10 +2,12 @@
 
 The observation (table: ``card_envs.slide.env``, offsets: ``card_envs.slide.layout``) is decoded
 into the own grid (codes 0 empty, 1-10 face up, 11 face down) and the unseen counts. A grid is
-scored as its expected points if the game ended now: a face-up card scores 0 if an orthogonal
-neighbour is a face-up card of the same value, else its value times the chance that no
-face-down neighbour turns out equal; a face-down card scores the expected value of an unseen
-card, again only for values that no neighbour already pairs.
+scored as its expected points if the game ended now (``card_envs.slide.parts.estimate``): a
+face-up card scores 0 if an orthogonal neighbour is a face-up card of the same value, else its
+value times the chance that no face-down neighbour turns out equal; a face-down card scores the
+expected value of an unseen card, again only for values that no neighbour already pairs. The
+gap, the allowed sides and the grid after a pick are the rules' queries
+(``card_envs.slide.queries``: ``gap``, ``side_ok``, ``push``).
 
 * **Pick:** every legal (value, side) is simulated on a copy of the grid; the lowest score wins.
 * **Reveal:** for every face-down slot, the gap is opened there and, for each value 1-10, the
@@ -24,8 +26,6 @@ import numpy as np
 
 from card_envs.agents.base import Agent, legal_actions
 from card_envs.core.jit import njit
-from card_envs.slide.board import shift_in, side_ok
-from card_envs.slide.estimate import grid_score, tables, value_shares
 from card_envs.slide.layout import (
     FACE_DOWN_CODE,
     NUM_ACTIONS,
@@ -37,17 +37,10 @@ from card_envs.slide.layout import (
     obs_players,
     obs_tail,
 )
+from card_envs.slide.parts.estimate import grid_score, tables, value_shares
+from card_envs.slide.queries import gap, push, side_ok
 
 _TIE = 1e-9
-
-
-@njit(cache=True)
-def _push(grid: np.ndarray, empty: int, side: int, value: int, out: np.ndarray) -> None:
-    """``out`` = ``grid`` with ``value`` pushed in from ``side`` toward the gap ``empty``
-    (``card_envs.slide.board.shift_in`` on observation codes)."""
-    for i in range(SLOTS):
-        out[i] = grid[i]
-    shift_in(out, 0, empty, side, value)
 
 
 @njit(cache=True)
@@ -62,28 +55,25 @@ def action_scores(grid: np.ndarray, unseen: np.ndarray, mask: np.ndarray,
     value_shares(unseen, p)
     up, down, down_all = tables(p)
     tmp = np.empty(SLOTS, np.int64)
-    empty = -1
-    for i in range(SLOTS):
-        if grid[i] == 0:
-            empty = i
+    empty = gap(grid)
     for a in range(PICK0, mask.shape[0]):  # pick: simulate each (value, side)
         if mask[a] and empty >= 0:
-            _push(grid, empty, (a - PICK0) % 4, (a - PICK0) // 4 + 1, tmp)
+            push(grid, empty, (a - PICK0) % 4, (a - PICK0) // 4 + 1, tmp)
             scores[a] = grid_score(tmp, up, down, down_all)[0]
-    gap = np.empty(SLOTS, np.int64)
+    opened = np.empty(SLOTS, np.int64)
     best = np.empty(NUM_VALUES)
     order = np.empty(NUM_VALUES, np.int64)
     for s in range(min(SLOTS, mask.shape[0])):  # reveal: open the gap at s
         if not mask[s]:
             continue
         for i in range(SLOTS):
-            gap[i] = grid[i]
-        gap[s] = 0
+            opened[i] = grid[i]
+        opened[s] = 0
         for v in range(NUM_VALUES):
             b = np.inf
             for side in range(4):
                 if side_ok(s, side):
-                    _push(gap, s, side, v + 1, tmp)
+                    push(opened, s, side, v + 1, tmp)
                     b = min(b, grid_score(tmp, up, down, down_all)[0])
             best[v] = b
         # E[min of best[v] over `draws` iid values v ~ p]: walk values from best to worst

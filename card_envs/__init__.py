@@ -28,15 +28,40 @@ from card_envs.core.registry import (
     make,
     make_raw,
     manifest,
+    on_register,
     register,
-    register_gymnasium,
+    register_from_environment,
     resolve_env_id,
 )
 
 __version__ = "0.1.0"
 
+
+
+def gymnasium_id(m: GameManifest) -> str:
+    """The Gymnasium id of a game's single-agent view: ``card_envs/Slide-v0`` (the env class
+    name without ``Env``, the env id's version)."""
+    cls = m.env.rpartition(":")[2]
+    name = cls[:-3] if cls.endswith("Env") else cls
+    version = m.env_id.rpartition("_v")[2] if "_v" in m.env_id else "0"
+    return f"card_envs/{name}-v{version}"
+
+
+def _register_gymnasium(m: GameManifest) -> None:
+    """``gymnasium.make("card_envs/Slide-v0", opponents=..., **options)``: the learner's seat
+    of :class:`card_envs.rl.SingleAgentEnv` (an import path, loaded by Gymnasium on first
+    ``make``). Only Gymnasium's registry is touched, as ``ale_py`` and ``minigrid`` do."""
+    import gymnasium
+
+    gid = gymnasium_id(m)
+    if gid not in gymnasium.registry:
+        gymnasium.register(gid, entry_point="card_envs.rl.single_agent:SingleAgentEnv",
+                           kwargs={"env_id": m.env_id}, disable_env_checker=False)
+
+
 sys.modules["card_envs.vector"] = vector  # ``import card_envs.vector`` keeps working
-register_gymnasium()  # gymnasium.make("card_envs/Slide-v0", opponents="heuristic")
+on_register(_register_gymnasium)  # every game now, and each one registered later
+register_from_environment()  # CARD_ENVS_GAMES: game folders outside the package
 for _id in ENV_IDS:
     _mod = env_module(_id)
     sys.modules[f"card_envs.{_id}"] = _mod
@@ -45,6 +70,7 @@ del _id, _mod
 
 __all__ = [
     "ENV_IDS", "CardEnvError", "Engine", "GameManifest", "IllegalActionError", "OptionError",
-    "StateDictError", "env_class", "env_ids", "make", "make_raw", "manifest", "register",
+    "StateDictError", "env_class", "env_ids", "gymnasium_id", "make", "make_raw", "manifest",
+    "register",
     "resolve_env_id", "vector", *ENV_IDS,
 ]

@@ -41,12 +41,13 @@ from typing import Any
 
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
 from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
+from card_envs.core import replay
 from card_envs.core.checks import check_nesting, short_repr
 from card_envs.core.errors import CardEnvError
 from card_envs.core.files import write_text_atomic
 from card_envs.core.registry import env_ids, resolve_env_id
 from card_envs.draw import THEMES
-from card_envs.ui.record import load_replay, record_game, save_replay
+from card_envs.ui.record import record_game
 from card_envs.ui.replay_html import write_html
 from card_envs.ui.specs import split_agents
 
@@ -227,7 +228,7 @@ def run_record_command(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         d = record_game(resolve_env_id(args.game), seats, seed=args.seed, num_players=n,
                         **options)
-        save_replay(d, args.out)
+        replay.save(d, args.out)
     except (ValueError, TypeError, ImportError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -255,7 +256,7 @@ def run_replay_command(args: argparse.Namespace) -> int:
     out = args.out or str(Path(args.replay).with_suffix(".html"))
     try:
         _output_file(out, "--out")
-        d = load_replay(args.replay)
+        d = replay.load(args.replay)
         kw = {} if args.seat_views is None else {"seat_views_up_to": args.seat_views}
         t = time.perf_counter()
         info = write_html(d, out, theme=args.theme, **kw)
@@ -310,7 +311,8 @@ def run_play_command(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from card_envs.ui.server import ApiError, create_app, new_session
+        from card_envs.ui.server import create_app
+        from card_envs.ui.sessions import ApiError, new_session
     except ImportError as e:
         print(f"error: card-envs play needs the ui extra (pip install 'card-envs[ui]'): {e}",
               file=sys.stderr)

@@ -11,8 +11,8 @@ cluster of ``ray start --head`` (``docs/distributed.md``). Writes under ``--out`
 checkpoints; ``rllib:<folder>`` is the arena agent), ``history.csv``/``.json`` (evaluations
 against random and the heuristic), ``learning_curve.png``, ``iterations.json`` (per training
 iteration: env steps, wall time, learner-update time) and ``config.json``. The
-implementation is :func:`card_envs.rl.rllib_train.train_rllib`; the env and the masking
-module are in :mod:`card_envs.rl.rllib` and :mod:`card_envs.rl.rllib_module`.
+implementation is :func:`card_envs.rl.rllib.train.train_rllib`; the env and the masking
+module are in :mod:`card_envs.rl.rllib.env` and :mod:`card_envs.rl.rllib.module`.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("set the number of seats with --players, not -o num_players=...")
     out = Path(args.out or f"runs/{env_id.removesuffix('_v0')}_rllib")
 
-    from card_envs.rl.rllib_train import train_rllib
+    from card_envs.rl.rllib.train import train_rllib
 
     try:
         res = train_rllib(env_id, minutes=args.minutes, num_env_runners=args.num_env_runners,

@@ -13,7 +13,7 @@ raise :class:`IllegalActionError` (the PettingZoo wrappers assert the same), and
 
 Rendering: ``render_mode`` ``"ansi"`` (text), ``"human"`` (the text, printed), ``"svg"`` (an SVG
 string) or ``"rgb_array"`` (an ``(H, W, 3)`` uint8 array of the same picture, for video
-recording), drawn by the game's viewer (``card_envs/<game>/viewer.py``, see
+recording), drawn by the game's picture (``draw`` in ``card_envs/<game>/view.py``, see
 :mod:`card_envs.draw`) from ``render_observer``'s point of view (``None``: everything; a
 seat or agent name: that seat's view, unknown cards face down; ``"current"``: the seat to act)
 in ``render_theme`` (``"light"``, ``"dark"``). ``env.picture(observer, theme)`` draws any view,
@@ -244,7 +244,8 @@ class CardEnvBase:
         ``players``: optional seat labels (agent specs). Works mid-game too."""
         if self._state is None:
             raise ResetNeededError("reset() must be called before replay()")
-        return R.record(self, players)
+        return R.record(self.game, self._replay_seed, self._replay_start, self._actions,
+                        self.state_array, self._forfeit_rec, players)
 
     def close(self) -> None:
         pass

@@ -46,8 +46,10 @@ def _roots() -> list[Path]:
 
 
 _UNCACHED = ("arena", "rl", "ui", "testing", "cli.py")  # layers above the kernels: never compiled
-#: files no kernel imports (drawing, replays): editing them keeps the compiled kernels
-_UNCACHED_FILES = ("viewer.py", "draw.py", "replay.py")
+#: files no kernel imports (drawing, replays, the thread policy): editing them keeps the
+#: compiled kernels
+_UNCACHED_FILES = ("view.py", "draw.py", "pictures.py", "replay.py", "threads.py",
+                   "contract.py")
 
 
 @functools.lru_cache(maxsize=1)
@@ -55,7 +57,7 @@ def source_hash() -> str:
     """16 hex digits over every source file the kernels may depend on: the core, the game
     folders and the agents (constants in a layout module are compiled into the kernels too, so
     every file counts, not only those with ``njit``), but not the arena, rl, ui, testing or
-    CLI, nor the drawing and replay modules (``viewer.py``, ``draw.py``, ``replay.py``)."""
+    CLI, nor the drawing, replay and thread-policy modules (``_UNCACHED_FILES``)."""
     h = hashlib.sha1()
     for root in _roots():
         for p in sorted(root.rglob("*.py")) if root.is_dir() else ():

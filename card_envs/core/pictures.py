@@ -27,14 +27,6 @@ def viewer(game_class: type[Game]) -> Any:
     """The ``draw(view, theme) -> str`` of a game's ``view`` module; :class:`NoViewerError`
     when it has none."""
     fn = getattr(game_class.view, "draw", None)
-    if game_class.view is None:  # a game folder from before the contract: ``viewer.py``
-        import importlib
-
-        try:
-            fn = importlib.import_module(game_class.__module__.rpartition(".")[0] +
-                                         ".viewer").draw
-        except ModuleNotFoundError:
-            fn = None
     if not callable(fn):
         raise NoViewerError(f"{getattr(game_class, 'env_id', game_class.__name__)} has no "
                             "viewer (no draw() in its view module); render modes 'svg' and "

@@ -9,6 +9,8 @@ package (a user's variant, the test suite's toy game) to the same registry.
 from __future__ import annotations
 
 import importlib
+import os
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -34,42 +36,44 @@ del _pkg, _m
 ENV_IDS: tuple[str, ...] = tuple(_MANIFESTS)
 
 
-def register(manifest: GameManifest) -> None:
-    """Add a game defined outside the package; its env id must be new."""
+_LISTENERS: list[Callable[[GameManifest], None]] = []
+
+
+def register(manifest: GameManifest | str) -> None:
+    """Add a game defined outside the package: its manifest, or the name of its package (a
+    game folder keeping the contract, :mod:`card_envs.core.contract`; its ``manifest.py`` is
+    read). Its env id must be new. In a fresh process (the CLI, the play server, the
+    benchmarks, worker processes), ``CARD_ENVS_GAMES=pkg1,pkg2`` registers those packages
+    when card_envs is imported."""
+    if isinstance(manifest, str):
+        try:
+            manifest = importlib.import_module(f"{manifest}.manifest").MANIFEST
+        except (ImportError, AttributeError) as e:
+            raise OptionError(f"cannot register game package {manifest!r}: {e}") from e
     if not isinstance(manifest, GameManifest):
-        raise TypeError(f"register() takes a GameManifest, got {type(manifest).__name__}")
+        raise TypeError(f"register() takes a GameManifest or a package name, got "
+                        f"{type(manifest).__name__}")
     if manifest.env_id in _MANIFESTS and _MANIFESTS[manifest.env_id] != manifest:
         raise ValueError(f"env id {manifest.env_id!r} is already registered (differently)")
     _MANIFESTS[manifest.env_id] = manifest
-    _register_gymnasium(manifest)
+    for listener in _LISTENERS:
+        listener(manifest)
 
 
-def gymnasium_id(m: GameManifest) -> str:
-    """The Gymnasium id of a game's single-agent view: ``card_envs/Slide-v0`` (the env class
-    name without ``Env``, the env id's version)."""
-    cls = m.env.rpartition(":")[2]
-    name = cls[:-3] if cls.endswith("Env") else cls
-    version = m.env_id.rpartition("_v")[2] if "_v" in m.env_id else "0"
-    return f"card_envs/{name}-v{version}"
+def register_from_environment() -> None:
+    """Register the game packages named in ``CARD_ENVS_GAMES`` (comma-separated); the package
+    does this once when imported."""
+    for name in os.environ.get("CARD_ENVS_GAMES", "").split(","):
+        if name.strip():
+            register(name.strip())
 
 
-def _register_gymnasium(m: GameManifest) -> None:
-    """``gymnasium.make("card_envs/Slide-v0", opponents=..., **options)``: the learner's seat
-    of :class:`card_envs.rl.SingleAgentEnv` (a path, loaded by Gymnasium on first ``make``)."""
-    import gymnasium
-
-    gid = gymnasium_id(m)
-    if gid not in gymnasium.registry:
-        gymnasium.register(gid, entry_point="card_envs.rl.single_agent:SingleAgentEnv",
-                           kwargs={"env_id": m.env_id}, disable_env_checker=False)
-
-
-def register_gymnasium() -> None:
-    """Register every game with Gymnasium under the ``card_envs/`` namespace (``import
-    card_envs`` does this, as ``ale_py`` and ``minigrid`` do for theirs; nothing else of
-    Gymnasium's or any other library's state is touched)."""
+def on_register(listener: Callable[[GameManifest], None]) -> None:
+    """Call ``listener(manifest)`` for every registered game, now and whenever one is added
+    (the package uses it to give each game its Gymnasium id)."""
+    _LISTENERS.append(listener)
     for m in _MANIFESTS.values():
-        _register_gymnasium(m)
+        listener(m)
 
 
 def unregister(env_id: str) -> None:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -53,10 +53,7 @@ from card_envs.core import registry
 from card_envs.core.checks import check_nesting, is_int, short_repr
 from card_envs.core.errors import IllegalActionError, OptionError, StateDictError
 from card_envs.core.files import read_json, write_text_atomic
-from card_envs.core.game import STATE_MAX_DEPTH, STATE_MAX_ITEMS, check_untrusted_options
-
-if TYPE_CHECKING:
-    from card_envs.core.env import CardEnv, CardEnvBase
+from card_envs.core.game import STATE_MAX_DEPTH, STATE_MAX_ITEMS, Game, check_untrusted_options
 
 FORMAT = "card-envs-replay"
 FORMAT_VERSION = 1
@@ -88,7 +85,7 @@ class ReplayStep(NamedTuple):
     index: int
     action: int | None
     seat: int | None
-    env: CardEnv
+    env: Any  # a raw CardEnv / ParallelCardEnv (this module sits below the envs)
     forfeit: bool = False
 
 
@@ -96,9 +93,12 @@ def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
 
 
-def record(env: CardEnvBase, players: list[str] | None = None) -> dict[str, Any]:
-    """The replay dict of ``env``'s game since its last reset or state load."""
-    game = env.game
+def record(game: Game, seed: int | None, start: np.ndarray | None, actions: list[int],
+           state: np.ndarray, forfeit: Mapping[str, list] | None = None,
+           players: list[str] | None = None) -> dict[str, Any]:
+    """The replay dict of a game dealt from ``seed`` (or started at state ``start``) and moved
+    on by ``actions`` to ``state`` (``forfeit``: the record of an illegal action that ended
+    it); what :meth:`CardEnv.replay` returns."""
     n = game.num_players
     if players is not None:
         if not isinstance(players, (list, tuple)) or len(players) != n or \
@@ -109,20 +109,18 @@ def record(env: CardEnvBase, players: list[str] | None = None) -> dict[str, Any]
         options = json.loads(json.dumps(game.options))
     except TypeError as e:  # pragma: no cover - validated options are JSON values
         raise OptionError(f"{game.env_id}: the options are not JSON-safe: {e}") from e
-    seed = env._replay_seed
     d: dict[str, Any] = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "env_id": game.env_id, "game_version": game.version,
         "options": options,
         "seed": seed,
-        "start": None if seed is not None else game.state_dict(env._replay_start, None),
-        "actions": list(env._actions),
+        "start": None if seed is not None else game.state_dict(start, None),
+        "actions": list(actions),
     }
     if players is not None:
         d["players"] = list(players)
-    state = env.state_array
-    if env._forfeit_rec is not None:
-        d["forfeit"] = {k: list(v) for k, v in env._forfeit_rec.items()}
+    if forfeit is not None:
+        d["forfeit"] = {k: list(v) for k, v in forfeit.items()}
     elif state[K.DONE]:
         points, winners = game.outcome(state)
         d["result"] = {"points": [_num(p) for p in points],
@@ -213,7 +211,7 @@ def check(d: Any) -> None:
                                  f"of equal length, 1 to {n}; got {short_repr(f)}")
 
 
-def _start_env(d: Mapping[str, Any], env_kwargs: dict[str, Any]) -> CardEnv:
+def _start_env(d: Mapping[str, Any], env_kwargs: dict[str, Any]) -> Any:
     cls = registry.env_class(d["env_id"])
     clash = sorted(set(env_kwargs) & set(d["options"]))
     if clash:
@@ -232,7 +230,7 @@ def _start_env(d: Mapping[str, Any], env_kwargs: dict[str, Any]) -> CardEnv:
     return env
 
 
-def _apply_forfeit(env: CardEnv, f: Mapping[str, Any], k: int) -> int:
+def _apply_forfeit(env: Any, f: Mapping[str, Any], k: int) -> int:
     """End ``env``'s game by the replay's forfeit after checking that every offender's action
     was indeed illegal; the first offender's seat."""
     if env._over:
@@ -286,7 +284,7 @@ def iter_states(d: Mapping[str, Any], **env_kwargs: Any) -> Iterator[ReplayStep]
         return
     res = d.get("result")
     if res is not None:
-        got = record(env)
+        got = env.replay()
         if "result" not in got:
             raise StateDictError(f"replay result {dict(res)} but the game is not over after "
                                  f"its {len(acts)} actions")
@@ -297,7 +295,7 @@ def iter_states(d: Mapping[str, Any], **env_kwargs: Any) -> Iterator[ReplayStep]
     env.illegal_action = want
 
 
-def play_back(d: Mapping[str, Any], **env_kwargs: Any) -> CardEnv:
+def play_back(d: Mapping[str, Any], **env_kwargs: Any) -> Any:
     """The AEC env after the whole replay (made with ``env_kwargs``; a raw env unless
     ``illegal_action`` is given), so ``env.replay()`` gives the game again."""
     steps = iter_states(d, **env_kwargs)

@@ -28,7 +28,7 @@ picks a discarded animal or ``skip`` (Sloth/Koala: then ``count face up``/``face
 **Decisions not in the rule text** (single-option choices applied inside the step, the
 one-frame effect stack and the 64-effect bound, nulls, the Parrot's and the Sun's targets, the
 per-card knowledge, the Hermit crab's owner, the Great Tree's Regrowth order and deal) are
-listed with the rules in ``docs/rules/flipology.md`` and tested in ``tests/flipology/``.
+listed with the rules in ``docs/rules/flipology.md`` and tested in ``tests/games/flipology/``.
 
 **Determinization** (``resample``): every card the observer does not know is permuted over
 the places such cards occupy (others' face-down cards and hands, setup discards, the deck);

@@ -6,12 +6,14 @@ game's ``cfg``, the global features and, per action, what the action names and w
 Everything is a pure function of the observation (unchanged when ``env.resample(seat)``
 redraws what the seat cannot see) and of the options in ``cfg``: facts, no evaluation.
 
-How: the observation is turned into a *visible state* (the engine's state layout with the
-observer as seat 0: every known card by a card id of its kind and points, every unknown
-face-down card by a placeholder scoring 0 face down), on which the rules' own kernels run:
-``rules.legal_mask`` gives ``legal`` (the action mask of the observer when it is to act, else
-0 everywhere), ``effects.apply_effect`` / ``effects.flip`` the direct consequence of each
-effect choice (undone after measuring it) and ``scoring.seat_points`` the points.
+How: the observation is turned into a *visible state* (``parts.visible``: the engine's state
+layout with the observer as seat 0: every known card by a card id of its kind and points,
+every unknown face-down card by a placeholder scoring 0 face down), on which the rules' own
+kernels run: ``rules.legal_mask`` gives ``legal`` (the action mask of the observer when it is
+to act, else 0 everywhere), ``parts.effects.apply_effect`` / ``parts.effects.flip`` the direct
+consequence of each effect choice (undone after measuring it); the rule queries (``queries``)
+give the points (``seat_points``, ``card_value``), the turn flip (``flip_face``) and what an
+effect's choice does (``effect_role``).
 
 Per action (``ACTION_FEATURES``, ``F = 41``; 0 where a feature does not apply). The *card*
 of an action: a position's card (every position, legal or not), a setup slot's hand card, a
@@ -88,19 +90,37 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.jit import njit
-from card_envs.core.kernels import C_PLAYERS, CUR, DONE, PHASE
+from card_envs.core.kernels import C_PLAYERS, PHASE
 from card_envs.flipology import layout as L
-from card_envs.flipology.deck import MAX_POINTS
-from card_envs.flipology.effects import apply_effect, flip, has_effect
+from card_envs.flipology.parts.effects import apply_effect, flip
+from card_envs.flipology.parts.visible import (
+    FRAME,
+    FRAME_FIELDS,
+    W_FRAME,
+    W_IDS,
+    W_PTS,
+    W_SEEN,
+    W_SIZE,
+    W_UNSEEN,
+    obs_sections,
+    visible,
+)
+from card_envs.flipology.queries import (
+    card_value,
+    effect_role,
+    flip_face,
+    has_effect,
+    moon_up,
+    scores_face_down,
+    seat_points,
+)
 from card_envs.flipology.rules import legal_mask
-from card_envs.flipology.scoring import moon_up, seat_points
 
 __all__ = ["ACTION_FEATURES", "GLOBAL_FEATURES", "dims", "fill"]
 
-EFFECT_KINDS = (L.DOG, L.FROG, L.HAWK, L.MOLE, L.MONKEY, L.PARROT, L.SNAKE, L.WOLVES, L.RAIN,
-                L.SUN, L.WIND)
+EFFECT_KINDS = tuple(k for k in range(L.NUM_KINDS) if has_effect(k))
 PASSIVE = ("sloth_koala", "cat", "hermit", "moon", "null")
-ROLES = ("flip", "swap", "remove", "copy", "choose", "peek", "place", "pick", "regrow", "pass")
+ROLES = L.CHOICE_ROLES + ("place", "pick", "regrow", "pass")
 ACTION_FEATURES = (("legal", "own", "seat", "level", "col", "face_up", "known", "points",
                     "unseen_kind") + tuple(L.KIND_NAMES[k] for k in EFFECT_KINDS) + PASSIVE
                    + ("turn", "triggers", "d_own", "d_opp", "nb_down", "nb_up") + ROLES)
@@ -123,7 +143,7 @@ F_FACE, F_KNOWN, F_POINTS, F_UNSEEN = (_AF[k] for k in ("face_up", "known", "poi
 F_TURN, F_TRIG, F_DOWN, F_DOPP, F_NBD, F_NBU = (_AF[k] for k in ("turn", "triggers", "d_own",
                                                                  "d_opp", "nb_down", "nb_up"))
 R_FLIP, R_SWAP, R_REMOVE, R_COPY, R_CHOOSE, R_PEEK, R_PLACE, R_PICK, R_REGROW, R_PASS = (
-    _AF[k] for k in ROLES)
+    _AF[k] for k in ROLES)  # consecutive: the role of an effect's choice is R_FLIP + ROLE_*
 G_PHASE0, G_EF0, G_UNSEEN0 = _GF["phase_" + L.PHASES[0]], _GF["ef_dog"], _GF["unseen_dog"]
 (G_TO_ACT, G_START, G_ROUND, G_TURN, G_LEVELS, G_EFCOPY, G_EFSTEP, G_CHAIN, G_OWNPTS, G_OWNPUB,
  G_OPPPUB, G_OPPKNOWN, G_BONUS, G_OWNDOWN, G_HIDDEN, G_MOONUP, G_MOONGAME, G_SERIESF, G_TOTAL,
@@ -137,8 +157,9 @@ G_PHASE0, G_EF0, G_UNSEEN0 = _GF["phase_" + L.PHASES[0]], _GF["ef_dog"], _GF["un
 _KIND_FEATURE = np.full(L.NUM_KINDS, -1, np.int64)
 for _k in EFFECT_KINDS:
     _KIND_FEATURE[_k] = _AF[L.KIND_NAMES[_k]]
-for _k in (L.SLOTH, L.KOALA):
-    _KIND_FEATURE[_k] = _AF["sloth_koala"]
+for _k in range(L.NUM_KINDS):
+    if scores_face_down(_k):
+        _KIND_FEATURE[_k] = _AF["sloth_koala"]
 _KIND_FEATURE[L.CAT], _KIND_FEATURE[L.HERMIT] = _AF["cat"], _AF["hermit"]
 _KIND_FEATURE[L.MOON], _KIND_FEATURE[L.NULL] = _AF["moon"], _AF["null"]
 # per kind: its global pending-effect feature (-1: not an effect kind)
@@ -150,118 +171,12 @@ for _i, _k in enumerate(SEEN_KINDS):
     _SEEN_FEATURE[_k] = G_UNSEEN0 + _i
 del _k, _i
 
-NPTS = MAX_POINTS + 1
 MAX_LEVELS = max(shape[1] for shape in L.ROW_SHAPES)
-# the state fields of the pending effect (saved and restored around a trial choice)
-# (their places in the observation's effect section: _OBS_FRAME)
-_FRAME_FIELDS = np.array((L.EF_KIND, L.EF_SRC, L.EF_STEP, L.EF_A, L.EF_B, L.EF_COPY)
-                         + tuple(L.EF_PEEK + i for i in range(L.SUN_PEEKS)), np.int64)
-_OBS_FRAME = np.array((L.OBS_EF_KIND, L.OBS_EF_SRC, L.OBS_EF_STEP, L.OBS_EF_A, L.OBS_EF_B,
-                       L.OBS_EF_COPY) + tuple(L.OBS_EF_PEEK + i for i in range(L.SUN_PEEKS)),
-                      np.int64)
-_FRAME = len(_FRAME_FIELDS)
-
-_layout = njit(cache=True)(L.obs_layout)
 
 
 def dims(game: Any) -> tuple[int, int]:
     """``(G, F)``: the same for every option."""
     return len(GLOBAL_FEATURES), len(ACTION_FEATURES)
-
-
-# the work buffer of one row (int32): visible state, card ids by (kind, points), seen and
-# unseen cards per kind, points per seat, a saved effect frame
-_W_IDS = L.STATE_SIZE
-_W_SEEN = _W_IDS + L.NUM_KINDS * NPTS
-_W_UNSEEN = _W_SEEN + L.NUM_KINDS
-_W_PTS = _W_UNSEEN + L.NUM_KINDS
-_W_FRAME = _W_PTS + L.MAX_PLAYERS
-_W_SIZE = _W_FRAME + _FRAME + 12  # + 4 saved positions (position, card, face)
-
-
-@njit(cache=True)
-def _visible(obs: np.ndarray, cfg: np.ndarray, lay: Any, vs: np.ndarray, ids: np.ndarray,
-             seen: np.ndarray, unseen: np.ndarray) -> int:
-    """Write the visible state ``vs`` of ``obs`` (module docstring), the ``seen`` cards per
-    kind and the cards in play per kind (``unseen``, before subtracting ``seen``); returns
-    the points of the cards in play minus those of the seen cards."""
-    n = cfg[C_PLAYERS]
-    nc = cfg[L.G_NCARDS]
-    hold = -1  # placeholder of unknown cards: a deck null (0 points), else no Sloth/Koala
-    unseen[:] = 0
-    seen_pts = 0
-    for c in range(nc):  # ids: read back only where they check out (no initialisation)
-        k = cfg[L.T_KIND + c]
-        ids[k * NPTS + cfg[L.T_PTS + c]] = c
-        if k == L.NULL or (hold < 0 and k != L.SLOTH and k != L.KOALA):
-            hold = c
-        if cfg[L.T_ASIDE + c] == 0:
-            unseen[k] += 1
-            seen_pts -= cfg[L.T_PTS + c]
-    hold = max(hold, 0)
-    seen[:] = 0
-    npos = n * cfg[L.G_SEATPOS]
-    for p in range(npos):
-        j = lay.board + p * L.OBS_CELL
-        f = obs[j + L.OBS_FACE]
-        if f < 0:
-            vs[L.POS + p] = -1
-            vs[L.FACE + p] = 0
-            continue
-        vs[L.FACE + p] = f
-        k = obs[j + L.OBS_KIND]
-        v = obs[j + L.OBS_POINTS]
-        if k == L.NULL:
-            vs[L.POS + p] = nc
-        elif 0 <= k < L.NUM_KINDS and 0 <= v < NPTS:
-            vs[L.POS + p] = _id(cfg, ids, k, v, hold)
-            seen[k] += 1
-            seen_pts += v
-        else:
-            vs[L.POS + p] = hold
-    for p in range(npos, L.MAXPOS):
-        vs[L.POS + p] = -1
-        vs[L.FACE + p] = 0
-    for j in range(cfg[L.G_HANDN]):
-        k = obs[lay.hand + j * L.OBS_SLOT + L.OBS_SLOT_KIND]
-        v = obs[lay.hand + j * L.OBS_SLOT + L.OBS_SLOT_POINTS]
-        if 0 <= k < L.NUM_KINDS and 0 <= v < NPTS:
-            vs[L.HAND + j] = _id(cfg, ids, k, v, hold)
-            seen[k] += 1
-            seen_pts += v
-        else:
-            vs[L.HAND + j] = -1
-    m = 0
-    for c in range(nc):
-        d = obs[lay.discard + c]
-        if d > 0:
-            vs[L.DLIST + m] = c
-            vs[L.PICK + c] = d - 1
-            seen[cfg[L.T_KIND + c]] += 1
-            seen_pts += cfg[L.T_PTS + c]
-            m += 1
-    vs[L.DLEN] = m
-    for s in range(n):
-        vs[L.BONUS + s] = obs[lay.seats + L.OBS_BONUS * n + s]
-    for i in range(_FRAME):
-        vs[_FRAME_FIELDS[i]] = obs[lay.effect + _OBS_FRAME[i]]
-    vs[L.CHAIN] = obs[lay.effect + L.OBS_EF_CHAIN]
-    vs[L.NULLS] = 0
-    ph = obs[lay.info + L.OBS_PHASE]
-    vs[PHASE] = ph
-    vs[DONE] = 1 if ph == L.P_END else 0
-    vs[CUR] = max(obs[lay.info + L.OBS_CUR], 0)
-    vs[L.LEVELS] = obs[lay.info + L.OBS_LEVELS]
-    return -seen_pts
-
-
-@njit(cache=True, inline="always")
-def _id(cfg: np.ndarray, ids: np.ndarray, k: int, v: int, hold: int) -> int:
-    """A card id of kind ``k`` and points ``v`` (``hold`` if the deck has none)."""
-    c = ids[k * NPTS + v]
-    if 0 <= c < cfg[L.G_NCARDS] and cfg[L.T_KIND + c] == k and cfg[L.T_PTS + c] == v:
-        return c
-    return hold
 
 
 @njit(cache=True, inline="always")
@@ -324,23 +239,6 @@ def _delta(act: np.ndarray, a: int, cfg: np.ndarray, vs: np.ndarray, pts: np.nda
     act[F_DOPP, a] = opp / 10.0
 
 
-@njit(cache=True, inline="always")
-def _role(k: int, step: int) -> int:
-    """The role feature of a position choice of the pending effect ``k`` at sub-step
-    ``step``."""
-    if k == L.MOLE:
-        return R_SWAP
-    if k == L.WOLVES:
-        return R_REMOVE
-    if k == L.PARROT:
-        return R_COPY
-    if k == L.MONKEY and step == L.MONKEY_CHOOSE:
-        return R_CHOOSE
-    if k == L.SUN and step < L.SUN_PEEKS:
-        return R_PEEK
-    return R_FLIP
-
-
 @njit(cache=True)
 def _effect_actions(obs: np.ndarray, cfg: np.ndarray, board: int, vs: np.ndarray,
                     pts: np.ndarray, frame: np.ndarray, act: np.ndarray) -> None:
@@ -358,10 +256,10 @@ def _effect_actions(obs: np.ndarray, cfg: np.ndarray, board: int, vs: np.ndarray
     pb = vs[L.EF_B]
     chain0 = vs[L.CHAIN]
     dlen0 = vs[L.DLEN]
-    role = _role(k, step)
-    for i in range(_FRAME):
-        frame[i] = vs[_FRAME_FIELDS[i]]
-    save = frame[_FRAME:]
+    role = R_FLIP + effect_role(k, step)
+    for i in range(FRAME):
+        frame[i] = vs[FRAME_FIELDS[i]]
+    save = frame[FRAME:]
     for q in range(npos):
         if act[F_LEGAL, q] == 0:
             continue
@@ -395,8 +293,8 @@ def _effect_actions(obs: np.ndarray, cfg: np.ndarray, board: int, vs: np.ndarray
             if p >= 0:
                 vs[L.POS + p] = save[4 + i]
                 vs[L.FACE + p] = save[8 + i]
-        for i in range(_FRAME):
-            vs[_FRAME_FIELDS[i]] = frame[i]
+        for i in range(FRAME):
+            vs[FRAME_FIELDS[i]] = frame[i]
         vs[L.CHAIN] = chain0
         vs[L.DLEN] = dlen0
         vs[L.NULLS] = 0
@@ -412,14 +310,14 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     hn = cfg[L.G_HANDN]
     nc = cfg[L.G_NCARDS]
     npos = n * sp
-    lay = _layout(n, sp, hn, nc)
+    lay = obs_sections(n, sp, hn, nc)
     board = lay.board
-    work = np.empty(_W_SIZE, np.int32)
+    work = np.empty(W_SIZE, np.int32)
     vs = work[:L.STATE_SIZE]
-    seen = work[_W_SEEN:_W_SEEN + L.NUM_KINDS]
-    unseen = work[_W_UNSEEN:_W_UNSEEN + L.NUM_KINDS]
-    pts = work[_W_PTS:_W_PTS + L.MAX_PLAYERS]
-    unseen_pts = _visible(obs, cfg, lay, vs, work[_W_IDS:_W_SEEN], seen, unseen)
+    seen = work[W_SEEN:W_SEEN + L.NUM_KINDS]
+    unseen = work[W_UNSEEN:W_UNSEEN + L.NUM_KINDS]
+    pts = work[W_PTS:W_PTS + L.MAX_PLAYERS]
+    unseen_pts = visible(obs, cfg, lay, vs, work[W_IDS:W_SEEN], seen, unseen)
     n_unseen = 0
     for k in range(L.NUM_KINDS):
         unseen[k] = max(unseen[k] - seen[k], 0)
@@ -533,15 +431,17 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     if ph == L.P_TURN:
         for a in range(top, top + rl):
             up = vs[L.FACE + a]
+            k = cfg[L.T_KIND + vs[L.POS + a]]
+            turned = flip_face(k, up, False)
             act[R_FLIP, a] = 1.0
-            act[F_TURN, a] = -1.0 if up else 1.0
-            if not up and _known(obs, board, a) and has_effect(cfg[L.T_KIND + vs[L.POS + a]]):
+            act[F_TURN, a] = turned - up
+            if not up and _known(obs, board, a) and has_effect(k):
                 act[F_TRIG, a] = 1.0
-            vs[L.FACE + a] = 1 - up
+            vs[L.FACE + a] = turned
             _delta(act, a, cfg, vs, pts, a, -1, -1)
             vs[L.FACE + a] = up
     elif ph == L.P_EFFECT:
-        _effect_actions(obs, cfg, board, vs, pts, work[_W_FRAME:_W_SIZE], act)
+        _effect_actions(obs, cfg, board, vs, pts, work[W_FRAME:W_SIZE], act)
     elif ph == L.P_SETUP:
         p = top + placed
         forced = hn == rl and placed == rl - 2  # the last card follows by itself
@@ -571,13 +471,14 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
             if act[F_LEGAL, a] > 0:
                 act[R_PICK, a] = 1.0
                 k = cfg[L.T_KIND + c]
-                if k != L.SLOTH and k != L.KOALA:  # a Sloth/Koala: counted at the next step
-                    act[F_DOWN, a] = cfg[L.T_PTS + c] / 10.0
+                if not scores_face_down(k):  # a Sloth/Koala: counted at the next step
+                    act[F_DOWN, a] = card_value(k, cfg[L.T_PTS + c], 1) / 10.0
     elif ph == L.P_HCOUNT:
         c = obs[lay.hermit + L.OBS_HERMIT_CARD]
         if 0 <= c < nc:
+            k = cfg[L.T_KIND + c]
             v = cfg[L.T_PTS + c]
-            for a, sign in ((skip + L.A_COUNT_UP, -1), (skip + L.A_COUNT_DOWN, 1)):
-                _card(act, a, cfg[L.T_KIND + c], v, unseen)
+            for a, up in ((skip + L.A_COUNT_UP, 1), (skip + L.A_COUNT_DOWN, 0)):
+                _card(act, a, k, v, unseen)
                 act[R_PICK, a] = 1.0
-                act[F_DOWN, a] = sign * v / 10.0
+                act[F_DOWN, a] = card_value(k, v, up) / 10.0

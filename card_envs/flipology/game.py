@@ -1,4 +1,6 @@
-"""Flipology's game specification: options, deck, tables, state-dict codec, determinization."""
+"""Flipology's game specification: options, deck, config tables, action names (the kernels:
+``rules``, ``observe``; the state dict and determinization: ``statedict``; text and picture:
+``view``)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,17 @@ from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError
 from card_envs.core.game import Game, Option, bool_option
 from card_envs.flipology import layout as L
-from card_envs.flipology import render as _render
+from card_envs.flipology import observe as O
 from card_envs.flipology import rules as R
 from card_envs.flipology import statedict as SD
-from card_envs.flipology.deck import MAX_POINTS, default_deck, expand, validate_deck
-from card_envs.flipology.layout import OBS_CLIP, SINGLES, VARIANTS, obs_size
+from card_envs.flipology import view as V
+from card_envs.flipology.layout import SINGLES, VARIANTS, obs_size
+from card_envs.flipology.parts.deck import (
+    default_deck,
+    expand,
+    validate_deck,
+    write_card_tables,
+)
 
 
 def _variant(v: Any, opts: Mapping[str, Any]) -> str:
@@ -83,12 +91,16 @@ def adjacency(n: int, rl: int, nl: int, levels: int) -> tuple[np.ndarray, np.nda
 
 
 class FlipologyGame(Game):
-    """Flipology's options, sizes, config tables and codecs (kernels: ``rules``)."""
+    """Flipology's options, sizes, config tables and action names (modules: ``rules``,
+    ``observe``, ``statedict``, ``view``)."""
 
     name = "flipology"
     env_id = "flipology_v0"
     version = "1"  # 1: a Hermit crab's Sloth/Koala pick is known to every seat when picked
     rules = R
+    observe = O
+    statedict = SD
+    view = V
     min_players, max_players, default_players = 2, 8, 2
     phases = L.PHASES
     obs_dtype = np.int16
@@ -152,9 +164,7 @@ class FlipologyGame(Game):
         ext[L.G_SKIP] = self.skip
         ext[L.G_NA] = self.num_actions
         ext[L.G_TARGET] = L.SERIES_TARGET
-        ext[L.T_KIND:L.T_KIND + nc] = self.kinds
-        ext[L.T_KIND + nc] = L.NULL
-        ext[L.T_PTS:L.T_PTS + nc] = self.points
+        write_card_tables(ext, self.kinds, self.points)
         ext[L.T_ASIDE:L.T_ASIDE + nc] = aside
         for lv in range(1, self.nlevels + 1):
             adj, d2 = adjacency(n, self.rowlen, self.nlevels, lv)
@@ -163,63 +173,6 @@ class FlipologyGame(Game):
             b0 = L.T_D2 + (lv - 1) * L.MAXPOS * 8
             ext[b0:b0 + L.MAXPOS * 8] = d2.ravel()
         return ext
-
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        n, sp, hn, nc = self.num_players, self.seatpos, self.handn, self.ncards
-        big = min(sum(self.points) + 25, OBS_CLIP)
-        npos = self.npos
-        lo: list[int] = []
-        hi: list[int] = []
-
-        def add(k: int, a: int, b: int) -> None:
-            lo.extend([a] * k)
-            hi.extend([b] * k)
-
-        for _ in range(n * sp):
-            add(1, -1, 1)
-            add(1, -1, L.NUM_KINDS - 1)
-            add(1, -1, MAX_POINTS)
-        for _ in range(hn):
-            add(1, -1, L.NUM_KINDS - 1)
-            add(1, -1, MAX_POINTS)
-        add(n, 0, hn)
-        add(nc, 0, 3)
-        add(1, 0, nc)
-        add(1, -1, L.NUM_KINDS - 1)  # effect kind
-        add(1, 0, 1)
-        add(1, -1, npos - 1)
-        add(1, 0, max(L.SUN_PEEKS, n))  # sub-step
-        add(2 + L.SUN_PEEKS, -1, npos - 1)  # Monkey a, b, Sun peeks
-        add(1, 0, L.CHAIN_LIMIT)
-        add(1, -1, npos - 1)  # hermit crab position
-        add(1, -1, nc - 1)
-        add(1, 0, len(L.PHASES) - 1)
-        add(1, 0, L.ROUNDS)
-        add(1, 0, 2 * n - 1)
-        add(1, 0, n - 1)
-        add(1, -1, n - 1)
-        add(1, 0, self.options["max_games"])
-        add(1, 0, 3)
-        add(1, 0, nc)
-        add(n, -OBS_CLIP, OBS_CLIP)  # series totals
-        add(n, -big, big)  # public scores
-        add(n, -big, big)  # hermit crab bonus
-        add(n, 0, 1)
-        return np.array(lo), np.array(hi)
-
-    # --- state dict / checks / resample: card_envs.flipology.statedict ---------------------
-    def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
-        return SD.fields_to_dict(self, state, observer)
-
-    def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
-        SD.fields_from_dict(self, state, d)
-
-    def check_state(self, state: np.ndarray) -> None:
-        SD.check_state(self, state)
-
-    def resample(self, state: np.ndarray, observer: int,
-                 rng: np.random.Generator) -> np.ndarray:
-        return SD.resample(self, state, observer, rng)
 
     # --- text ------------------------------------------------------------------------------
     def pos_name(self, a: int) -> str:
@@ -254,6 +207,3 @@ class FlipologyGame(Game):
         if a < self.skip:
             return f"pick card {a - self.disc0} ({self.card_name(a - self.disc0)})"
         return SINGLES[a - self.skip]
-
-    def render(self, state: np.ndarray, observer: int | None = None) -> str:
-        return _render.render(self, state, observer)

@@ -24,8 +24,9 @@ State (int32 offsets; sized for 8 seats / 60 positions / 120 cards):
 | RET      | 120  | per card id: seats that returned it to the deck by Regrowth          |
 
 Config (``G_*`` options and action offsets, ``T_*`` tables per card id and per position),
-actions (``A_*``: the single actions after ``G_SKIP``) and the observation (``OBS_*`` fields,
-section starts from :func:`obs_layout`; table in ``card_envs.flipology.env``) follow.
+actions (``A_*``: the single actions after ``G_SKIP``), the roles of an effect's choices
+(``ROLE_*``) and the observation (``OBS_*`` fields, section starts from :func:`obs_layout`;
+table in ``card_envs.flipology.env``) follow.
 """
 
 from __future__ import annotations
@@ -144,6 +145,10 @@ CFG_SIZE = T_D2 + 3 * MAXPOS * 8
 # NCARDS), then the single actions at G_SKIP + A_*
 A_SKIP, A_REGROW, A_KEEP, A_COUNT_UP, A_COUNT_DOWN = 0, 1, 2, 3, 4
 SINGLES = ("skip", "regrow", "keep", "count face up", "count face down")
+
+# what a position choice of the pending effect does (``queries.effect_role``)
+CHOICE_ROLES = ("flip", "swap", "remove", "copy", "choose", "peek")
+ROLE_FLIP, ROLE_SWAP, ROLE_REMOVE, ROLE_COPY, ROLE_CHOOSE, ROLE_PEEK = range(len(CHOICE_ROLES))
 
 # observation (int16, seats relative: the observer first); sections in obs_layout order
 OBS_CLIP = 30000  # series totals are clipped to +-OBS_CLIP

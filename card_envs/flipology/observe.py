@@ -1,15 +1,17 @@
-"""Flipology observation kernel (layout table: ``card_envs.flipology.env``)."""
+"""Flipology observation: the kernel ``observe`` and the bounds of its entries (layout table:
+``card_envs.flipology.env``; sections: ``layout.obs_layout``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.game import Game
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, CUR, PHASE, rel_seat
-from card_envs.flipology.effects import rel_action
 from card_envs.flipology.layout import (
     BONUS,
     CHAIN,
+    CHAIN_LIMIT,
     DECKN,
     DLEN,
     DLIST,
@@ -31,6 +33,7 @@ from card_envs.flipology.layout import (
     HSCAN,
     KNOW,
     LEVELS,
+    NUM_KINDS,
     OBS_BONUS,
     OBS_CELL,
     OBS_CLIP,
@@ -66,10 +69,12 @@ from card_envs.flipology.layout import (
     OBS_TURN,
     P_HCOUNT,
     P_HERMIT,
+    PHASES,
     PICK,
     POS,
     REGROW,
     ROUND,
+    ROUNDS,
     START,
     SUN_PEEKS,
     T_KIND,
@@ -77,10 +82,11 @@ from card_envs.flipology.layout import (
     TOTAL,
     TURN,
 )
-from card_envs.flipology.layout import obs_size as obs_size
-from card_envs.flipology.scoring import public_score
+from card_envs.flipology.parts.deck import MAX_POINTS
+from card_envs.flipology.parts.effects import rel_action
+from card_envs.flipology.queries import public_score
 
-__all__ = ["OBS_CLIP", "obs_size", "observe"]
+__all__ = ["obs_bounds", "observe"]
 
 
 @njit(cache=True, inline="always")
@@ -182,3 +188,50 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         obs[k + OBS_REGROW * n] = state[REGROW + q]
         k += 1
         q = q + 1 if q + 1 < n else 0
+
+
+def obs_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry lower and upper bounds of ``game``'s observation (a ``FlipologyGame``: seats,
+    row and hand sizes, deck points, ``max_games``)."""
+    g = game
+    n, sp, hn, nc = g.num_players, g.seatpos, g.handn, g.ncards
+    big = min(sum(g.points) + 25, OBS_CLIP)
+    npos = g.npos
+    lo: list[int] = []
+    hi: list[int] = []
+
+    def add(k: int, a: int, b: int) -> None:
+        lo.extend([a] * k)
+        hi.extend([b] * k)
+
+    for _ in range(n * sp):
+        add(1, -1, 1)
+        add(1, -1, NUM_KINDS - 1)
+        add(1, -1, MAX_POINTS)
+    for _ in range(hn):
+        add(1, -1, NUM_KINDS - 1)
+        add(1, -1, MAX_POINTS)
+    add(n, 0, hn)
+    add(nc, 0, 3)
+    add(1, 0, nc)
+    add(1, -1, NUM_KINDS - 1)  # effect kind
+    add(1, 0, 1)
+    add(1, -1, npos - 1)
+    add(1, 0, max(SUN_PEEKS, n))  # sub-step
+    add(2 + SUN_PEEKS, -1, npos - 1)  # Monkey a, b, Sun peeks
+    add(1, 0, CHAIN_LIMIT)
+    add(1, -1, npos - 1)  # hermit crab position
+    add(1, -1, nc - 1)
+    add(1, 0, len(PHASES) - 1)
+    add(1, 0, ROUNDS)
+    add(1, 0, 2 * n - 1)
+    add(1, 0, n - 1)
+    add(1, -1, n - 1)
+    add(1, 0, g.options["max_games"])
+    add(1, 0, 3)
+    add(1, 0, nc)
+    add(n, -OBS_CLIP, OBS_CLIP)  # series totals
+    add(n, -big, big)  # public scores
+    add(n, -big, big)  # hermit crab bonus
+    add(n, 0, 1)
+    return np.array(lo), np.array(hi)

@@ -1,11 +1,11 @@
 """Flipology rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O).
 
-The protocol kernels (``init``, ``step``, ``legal_mask``, ``observe``, ``outcome``); ``step``
-dispatches to one ``_step_<phase>`` per phase. State layout: ``card_envs.flipology.layout``;
-deals, setup and Regrowth: ``deal``; effects: ``effects``; turns, rounds, Hermit crabs and the
-end: ``rounds``; scoring: ``scoring``; observation: ``observe``. The config array (built by
-``FlipologyGame``) carries the options, the action offsets, the deck (kind and points per card
-id) and the adjacency tables (``layout.T_*``).
+The protocol kernels (``init``, ``step``, ``legal_mask``, ``outcome``); ``step`` dispatches to
+one ``_step_<phase>`` per phase. State layout: ``card_envs.flipology.layout``; deals, setup and
+Regrowth: ``parts.deal``; effects: ``parts.effects``; turns, rounds, Hermit crabs and the end:
+``parts.rounds``; card values, flips and scoring: ``queries``; observation: ``observe``. The
+config array (built by ``FlipologyGame``) carries the options, the action offsets, the deck
+(kind and points per card id) and the adjacency tables (``layout.T_*``).
 """
 
 from __future__ import annotations
@@ -14,15 +14,6 @@ import numpy as np
 
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, C_START, CUR, DONE, PHASE, STEPS, rng_int
-from card_envs.flipology.deal import deal_game, place_card, regrow
-from card_envs.flipology.effects import (
-    abs_pos,
-    apply_effect,
-    effect_enum,
-    has_effect,
-    settle,
-    start_frame,
-)
 from card_envs.flipology.layout import (
     A_COUNT_DOWN,
     A_COUNT_UP,
@@ -45,7 +36,6 @@ from card_envs.flipology.layout import (
     HCARD,
     HSCAN,
     KNOW,
-    KOALA,
     LEVELS,
     P_EFFECT,
     P_HCOUNT,
@@ -57,17 +47,29 @@ from card_envs.flipology.layout import (
     PICKED_DOWN,
     PICKED_UP,
     POS,
-    SLOTH,
     START,
     STATE_SIZE,
     T_KIND,
     T_PTS,
 )
-from card_envs.flipology.observe import observe  # noqa: F401  (kernel of the protocol)
-from card_envs.flipology.rounds import end_turn, hermit_choices, hermit_next, series_outcome
-from card_envs.flipology.scoring import game_result
+from card_envs.flipology.parts.deal import deal_game, place_card, regrow
+from card_envs.flipology.parts.effects import (
+    abs_pos,
+    apply_effect,
+    effect_enum,
+    settle,
+    start_frame,
+)
+from card_envs.flipology.parts.rounds import end_turn, hermit_choices, hermit_next
+from card_envs.flipology.queries import (
+    flip_face,
+    game_result,
+    has_effect,
+    scores_face_down,
+    series_outcome,
+)
 
-__all__ = ["STATE_SIZE", "init", "legal_mask", "observe", "outcome", "step"]
+__all__ = ["STATE_SIZE", "init", "legal_mask", "outcome", "step"]
 
 
 @njit(cache=True)
@@ -142,12 +144,12 @@ def _step_turn(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndar
     state[CHAIN] = 0
     q = abs_pos(cfg, state[CUR], action)
     c = state[POS + q]
-    if state[FACE + q]:
-        state[FACE + q] = 0  # the owner's own flip may turn a Cat down
-    else:
-        state[FACE + q] = 1
+    k = cfg[T_KIND + c]
+    up = state[FACE + q]
+    state[FACE + q] = flip_face(k, up, False)  # the owner's own flip may turn a Cat down
+    if not up:
         state[KNOW + c] = ALL_SEATS
-        if has_effect(cfg[T_KIND + c]):
+        if has_effect(k):
             start_frame(state, cfg, q)
     return _settle_turn(state, cfg, rewards)
 
@@ -184,9 +186,8 @@ def _step_hermit(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.nd
         state[HSCAN] += 1
         return hermit_next(state, cfg, rewards)
     c = action - cfg[G_DISC0]
-    k = cfg[T_KIND + c]
     state[KNOW + c] = ALL_SEATS  # a pick is public the moment it is made
-    if k == SLOTH or k == KOALA:
+    if scores_face_down(cfg[T_KIND + c]):
         state[HCARD] = c
         state[PHASE] = P_HCOUNT
         return 0

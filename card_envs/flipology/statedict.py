@@ -1,21 +1,20 @@
-"""Flipology state-dict codec, consistency check and determinization (schema: ``env.py``)."""
+"""Flipology state-dict codec, consistency check and determinization (schema: ``env.py``);
+``game`` is a ``FlipologyGame`` (sizes, deck, options)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from card_envs.core.checks import as_bool, one_of, record, requirer
 from card_envs.core.checks import int_in as _int
 from card_envs.core.errors import StateDictError
+from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.flipology import layout as L
-
-if TYPE_CHECKING:
-    from card_envs.flipology.game import FlipologyGame
-
+from card_envs.flipology.queries import animal, scores_face_down
 
 _req = requirer("flipology")
 
@@ -44,14 +43,14 @@ def _knows(state: np.ndarray, c: int, seat: int | None) -> bool:
     return seat is None or bool(state[L.KNOW + c] >> seat & 1)
 
 
-def _pos_list(g: FlipologyGame, p: int) -> list[int] | None:
+def _pos_list(g: Game, p: int) -> list[int] | None:
     if p < 0:
         return None
     s, i = divmod(int(p), g.seatpos)
     return [s, i // g.rowlen, i % g.rowlen]
 
 
-def _pos_from(g: FlipologyGame, x: Any, what: str) -> int:
+def _pos_from(g: Game, x: Any, what: str) -> int:
     if x is None:
         return -1
     x = _list(x, 3, what)
@@ -61,7 +60,7 @@ def _pos_from(g: FlipologyGame, x: Any, what: str) -> int:
     return s * g.seatpos + lv * g.rowlen + c
 
 
-def fields_to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict[str, Any]:
+def fields_to_dict(g: Game, state: np.ndarray, obs: int | None) -> dict[str, Any]:
     """The game's state-dict fields (``obs``: only what that seat knows, else ``None``)."""
     n, nc = g.num_players, g.ncards
     rows, faces = [], []
@@ -130,7 +129,7 @@ def fields_to_dict(g: FlipologyGame, state: np.ndarray, obs: int | None) -> dict
     }
 
 
-def fields_from_dict(g: FlipologyGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+def fields_from_dict(g: Game, state: np.ndarray, d: Mapping[str, Any]) -> None:
     """Write the game's state-dict fields ``d`` into ``state`` (types and ranges checked)."""
     n, nc = g.num_players, g.ncards
     state[L.POS:L.POS + L.MAXPOS] = -1
@@ -226,7 +225,7 @@ def _rebuild_dlist(state: np.ndarray, nc: int) -> None:
     state[L.DLEN] = disc.size
 
 
-def check_state(g: FlipologyGame, state: np.ndarray) -> None:
+def check_state(g: Game, state: np.ndarray) -> None:
     """Raise :class:`StateDictError` unless ``state`` is a consistent position."""
     n, nc, sp, rl = g.num_players, g.ncards, g.seatpos, g.rowlen
     phase, cur, done = int(state[PHASE]), int(state[CUR]), int(state[DONE])
@@ -256,7 +255,7 @@ def check_state(g: FlipologyGame, state: np.ndarray) -> None:
     pick = state[L.PICK:L.PICK + L.MAXC]
     for c in np.flatnonzero(pick):
         _req(c < nc and state[L.DISC + c] == 1 and pick[c] in (L.PICKED_UP, L.PICKED_DOWN) and
-             g.kinds[c] <= L.RED_PANDA, "picked cards are discarded animals")
+             animal(g.kinds[c]), "picked cards are discarded animals")
     know = state[L.KNOW:L.KNOW + nc + 1]
     full = (1 << n) - 1
     _req(int(know[nc]) == L.ALL_SEATS, "nulls are public")
@@ -341,7 +340,7 @@ def check_state(g: FlipologyGame, state: np.ndarray) -> None:
     _req((hc >= 0) == (phase == L.P_HCOUNT), "hermit card iff the count choice")
     if hc >= 0:
         _req(state[L.DISC + hc] == 1 and pick[hc] == 0 and
-             g.kinds[hc] in (L.SLOTH, L.KOALA), "hermit card is an unpicked Sloth/Koala")
+             scores_face_down(g.kinds[hc]), "hermit card is an unpicked Sloth/Koala")
         _req(int(know[hc]) & full == full, "a Hermit crab's pick is public")
     if phase in (L.P_HERMIT, L.P_HCOUNT):
         k = int(state[L.HSCAN])
@@ -351,7 +350,7 @@ def check_state(g: FlipologyGame, state: np.ndarray) -> None:
              g.kinds[pos[p]] == L.HERMIT and cur == p // sp, "the hermit crab's owner acts")
 
 
-def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int) -> None:
+def _check_effect(g: Game, state: np.ndarray, pos: np.ndarray, cur: int) -> None:
     """The pending effect frame: an effect with a choice, of its source card (or copied by a
     Parrot), at a sub-step of that effect with the positions it has chosen so far."""
     n, nc, sp = g.num_players, g.ncards, g.seatpos
@@ -394,7 +393,7 @@ def _check_effect(g: FlipologyGame, state: np.ndarray, pos: np.ndarray, cur: int
              "effect step: one per seat for the Rain, none for single choices")
 
 
-def resample(g: FlipologyGame, state: np.ndarray, observer: int,
+def resample(g: Game, state: np.ndarray, observer: int,
              rng: np.random.Generator) -> np.ndarray:
     """Permute every card ``observer`` does not know over the places such cards occupy
     (others' face-down cards and hands, setup discards, the deck). What the other seats know,

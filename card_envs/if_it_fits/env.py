@@ -7,7 +7,7 @@ Version ``0``. 2-5 players. Options: ``num_players`` (2), ``start_player`` (0 or
 ``"random"``), ``reward_mode`` (``"win"``: +1 winners / -1 others / 0 all tied; ``"points"``:
 the final points), ``table`` ((rows, cols), default (11, 11); rows 3-21, cols 5-21),
 ``advanced`` (False), ``deck`` (None = the default deck in ``data/deck.json``; or a dict / JSON
-path with the same schema, validated: see ``card_envs/if_it_fits/deck.py``).
+path with the same schema, validated: see ``card_envs/if_it_fits/parts/deck.py``).
 
 **Turn structure.** Setup: hands of 2 box cards; the pile is split into near-equal piles (top
 piles larger), one Princess shuffled into each (advanced: 5 Princesses through the whole

@@ -6,15 +6,16 @@ opens, how the points change. A plain MLP on the flat observation has to rebuild
 the open-side plane to see that. :func:`fill` (the kernel of :mod:`card_envs.core.features`)
 computes it from one observation row alone: it **replays the observed table through the
 engine's own board kernels** (``place_card``, ``place_sleeper``, ``set_slot``, in the order of
-``board.rebuild``) into a scratch state whose config holds the observed card faces
-(:func:`_scratch`), so the boxes, open sides, cat counters, slots and the frontier are the
-engine's; ``legal`` is the engine's ``rules.legal_mask`` of that state, and the queries
-(``fits``, ``any_fit``, ``card_cell_ok``, ``sleep_dir_ok``, ``cat_allowed``, ``start_end_cell``)
-are the rules' own. Seats are relative to the observer (the observer is seat 0).
+``parts/board.rebuild``) into a scratch state whose config holds the observed card faces
+(``parts/scratch.py``), so the boxes, open sides, cat counters, slots and the frontier are the
+engine's; ``legal`` is the engine's ``rules.legal_mask`` of that state, and every rule (where
+things may go, the boxes a card joins or shuts, the cat rule, what a box scores) is asked of
+the rule queries (:mod:`card_envs.if_it_fits.queries`). Seats are relative to the observer
+(the observer is seat 0).
 
 "Points now" are the points each seat would get if the game were scored now (the rules'
 scoring: value of a box = most frequent toy kind - sprayers, doubled when closed; the cat
-majority with awake cats; +1 per extra cat in the basic game), per box in :func:`_box_points`.
+majority with awake cats; +1 per extra cat in the basic game), per box: ``queries.box_points``.
 
 Per action (``ACTION_FEATURES``, ``F = 18``; 0 for illegal actions). The *target box* is the
 box the action puts something into, as it is after the action:
@@ -67,8 +68,8 @@ maximum, the end trigger, whether the observer is to act, then the phase one-hot
 
 Everything is a pure function of the observation (so unchanged by ``env.resample``); every
 variant (players, table, advanced) and custom decks (the card faces come from the observation).
-The observed table's replay, boxes and points now are in
-:mod:`card_envs.if_it_fits.feature_table`; this module evaluates the actions on them.
+The observed table's replay, boxes and points now are in ``parts/scratch.py``, what one action
+does to them in ``parts/estimate.py``; this module picks the actions to evaluate.
 """
 
 from __future__ import annotations
@@ -81,342 +82,53 @@ import numpy as np
 from card_envs.core import kernels as K
 from card_envs.core.jit import njit
 from card_envs.if_it_fits import layout as L
-from card_envs.if_it_fits.board import (
-    card_open,
-    cat_allowed,
-    find,
-    neighbour,
+from card_envs.if_it_fits.layout import B_AWAKE, B_FRONT, B_SLEEP
+from card_envs.if_it_fits.parts.estimate import (
+    ACTION_FEATURES,
+    I_LEGAL,
+    I_TOYS,
+    NF,
+    best_rot,
+    best_sleep,
+    card,
+    eval_box,
+    eval_card,
+    eval_princess,
+    eval_sleeper,
+    keep,
+    where,
 )
-from card_envs.if_it_fits.feature_table import (
-    B_AWAKE,
-    B_CARDS,
-    B_FRONT,
-    B_PRIN,
-    B_SLEEP,
-    B_SPRAY,
-    B_TOYS,
-    DQ,
-    N_CALM,
-    N_DECS,
-    N_DONE,
-    N_EMPTY,
-    N_M,
-    N_NROOT,
-    N_ROOTS,
-    NB_ROW,
+from card_envs.if_it_fits.parts.scratch import (
     NOW,
-    PTS,
-    T_CARD,
     T_DRAWN,
     T_NONE,
-    TMP,
-    TMP2,
     TOYS,
-    box_points,
-    box_value,
     scratch,
     sizes,
     table_boxes,
 )
-from card_envs.if_it_fits.moves import (
+from card_envs.if_it_fits.queries import (
     any_fit,
-    card_cell_ok,
-    fits,
+    find,
     sleep_dir_ok,
     start_end_cell,
+    start_fit,
+    toy_slot_ok,
 )
 from card_envs.if_it_fits.rules import legal_mask
 
-ACTION_FEATURES = ("legal", "row", "col", "rot", "size", "joins", "value", "gain", "open",
-                   "closes", "toys", "match", "mine", "others", "allowed", "cat_slots",
-                   "points", "opp_points")
+__all__ = ["ACTION_FEATURES", "GLOBAL_FEATURES", "POTENTIAL_GLOBAL", "dims", "fill",
+           "potential"]
+
 GLOBAL_FEATURES = ("points", "best_other", "lead", "boxes", "closed_boxes", "my_boxes",
                    "free_slots", "frontier", "sleep_cells", "supply", "hand", "pile", "end",
                    "to_act") + tuple(f"phase_{p}" for p in L.PHASES)
-NF = len(ACTION_FEATURES)
-(I_LEGAL, I_ROW, I_COL, I_ROT, I_SIZE, I_JOINS, I_VALUE, I_GAIN, I_OPEN, I_CLOSES, I_TOYS,
- I_MATCH, I_MINE, I_OTHERS, I_ALLOWED, I_CATSLOTS, I_POINTS, I_OPP) = range(NF)
 G_PHASE = GLOBAL_FEATURES.index("phase_" + L.PHASES[0])
 
 
 def dims(game: Any) -> tuple[int, int]:
     """``(G, F)``: the same for every option of If It Fits (``A = game.num_actions``)."""
     return len(GLOBAL_FEATURES), NF
-
-
-
-# --- the consequences of one action --------------------------------------------------------
-@njit(cache=True)
-def _copy(W: np.ndarray, src: int, dst: int) -> None:
-    """Row ``src`` of ``W`` into row ``dst``."""
-    for x in range(NB_ROW):
-        W[dst, x] = W[src, x]
-
-
-@njit(cache=True)
-def _shut(scfg: np.ndarray, W: np.ndarray, P: np.ndarray, r: int, dec: int) -> int:
-    """Box ``r`` loses ``dec`` open sides (a card or a sleeping cat now faces them): its point
-    changes go to DQ; 1 if that closes it."""
-    n = scfg[K.C_PLAYERS]
-    T = P.shape[0] - 3
-    _copy(W, r, T + TMP2)
-    W[T + TMP2, B_FRONT] -= dec
-    box_points(W, T + TMP2, n, scfg[L.CF_ADV], P, T + PTS)
-    for q in range(n):
-        P[T + DQ, q] += P[T + PTS, q] - P[r, q]
-    return 1 if W[T + TMP2, B_FRONT] == 0 else 0
-
-
-@njit(cache=True)
-def _info(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, Nb: np.ndarray, i: int) -> None:
-    """``Nb[i]`` for the empty cell ``i`` (see ``N_*``), unless already there."""
-    if Nb[i, N_DONE]:
-        return
-    cell, copen = scfg[L.CF_O_CELL], scfg[L.CF_O_COPEN]
-    m = em = 0
-    for d in range(4):
-        j = neighbour(scfg, i, d)
-        Nb[i, N_NROOT + d] = -1
-        if j < 0 or st[cell + j] == 0:
-            em |= 1 << d
-        elif st[cell + j] > 0 and st[copen + j] & (1 << ((d + 2) & 3)):
-            r = find(st, scfg, j)
-            Nb[i, N_NROOT + d] = r
-            k = 0
-            while k < m and Nb[i, N_ROOTS + k] != r:
-                k += 1
-            if k == m:
-                Nb[i, N_ROOTS + k] = r
-                Nb[i, N_DECS + k] = 0
-                m += 1
-            Nb[i, N_DECS + k] += 1
-    calm = 1
-    for k in range(m):
-        for q in range(scfg[K.C_PLAYERS]):
-            calm &= W[Nb[i, N_ROOTS + k], B_AWAKE + q] == 0
-    Nb[i, N_DONE], Nb[i, N_EMPTY], Nb[i, N_M], Nb[i, N_CALM] = 1, em, m, calm
-
-
-@njit(cache=True)
-def _finish(scfg: np.ndarray, W: np.ndarray, P: np.ndarray, gain: float, closes: int, r: int,
-            tc: int, res: np.ndarray) -> None:
-    """Box TMP is the target box after the action (it was box ``r``; -1 for a new card whose
-    merged boxes are already in ``gain`` and DQ), ``tc`` its added toys in TOYS: its points,
-    value, cats and the point changes into ``res`` (cleared first)."""
-    n = scfg[K.C_PLAYERS]
-    T = P.shape[0] - 3
-    t = T + TMP
-    for f in range(NF):
-        res[f] = 0.0
-    if r >= 0:
-        gain -= box_value(W, r)
-        for q in range(n):
-            P[T + DQ, q] -= P[r, q]
-        closes += 1 if W[t, B_FRONT] == 0 and W[r, B_FRONT] > 0 else 0
-    else:
-        closes += 1 if W[t, B_FRONT] == 0 else 0
-    box_points(W, t, n, scfg[L.CF_ADV], P, T + PTS)
-    for q in range(n):
-        P[T + DQ, q] += P[T + PTS, q]
-    res[I_SIZE] = W[t, B_CARDS] / 10.0
-    res[I_VALUE] = box_value(W, t) / 10.0
-    res[I_GAIN] = (gain + box_value(W, t)) / 5.0
-    res[I_OPEN] = W[t, B_FRONT] / 4.0
-    res[I_CLOSES] = closes / 2.0
-    mine = W[t, B_AWAKE] + W[t, B_SLEEP]
-    others = W[t, B_PRIN]
-    for q in range(1, n):
-        others += W[t, B_AWAKE + q] + W[t, B_SLEEP + q]
-    res[I_MINE] = mine / 5.0
-    res[I_OTHERS] = others / 5.0
-    res[I_ALLOWED] = 1.0 if mine > 0 or others == 0 else 0.0
-    res[I_POINTS] = P[T + DQ, 0] / 5.0
-    before = P[T + NOW, 1]
-    after = before + P[T + DQ, 1]
-    for q in range(2, n):
-        before = max(before, P[T + NOW, q])
-        after = max(after, P[T + NOW, q] + P[T + DQ, q])
-    res[I_OPP] = (after - before) / 5.0
-    best = max(W[t, B_TOYS], max(W[t, B_TOYS + 1], W[t, B_TOYS + 2]))
-    added = match = 0
-    for k in range(3):
-        added += W[T + TOYS, tc + k]
-        if W[t, B_TOYS + k] == best:
-            match = max(match, W[T + TOYS, tc + k])
-    res[I_TOYS] = added / 3.0
-    res[I_MATCH] = match / 3.0
-
-
-@njit(cache=True)
-def _where(scfg: np.ndarray, i: int, half: float, res: np.ndarray) -> None:
-    """Row and column of cell ``i`` (``half`` = 0.5 for the slot below it) into ``res``."""
-    C = scfg[L.CF_COLS]
-    res[I_ROW] = (i // C + half) / (scfg[L.CF_ROWS] - 1)
-    res[I_COL] = (i % C) / (C - 1)
-
-
-@njit(cache=True)
-def _eval_card(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, Nb: np.ndarray,
-               i: int, o: int, tc: int, sp: int, cat: bool, res: np.ndarray) -> None:
-    """A card with open sides ``o`` (after rotation), toys ``tc`` (in TOYS) and ``sp``
-    sprayers laid in the empty cell ``i``, as ``board.place_card`` lays it: it joins the
-    boxes whose card shows it an open side where it is open too and covers every open side
-    facing it. ``cat``: a cat step follows (a hand card)."""
-    n = scfg[K.C_PLAYERS]
-    T = P.shape[0] - 3
-    t = T + TMP
-    _info(st, scfg, W, Nb, i)
-    for x in range(NB_ROW):
-        W[t, x] = 0
-    for d in range(4):
-        W[t, B_FRONT] += (o >> d) & (Nb[i, N_EMPTY] >> d) & 1  # open to empty cells, the edge
-    W[t, B_CARDS] = 1
-    for k in range(3):
-        W[t, B_TOYS + k] = W[T + TOYS, tc + k]
-    W[t, B_SPRAY] = sp
-    for q in range(n):
-        P[T + DQ, q] = 0.0
-    gain = 0.0
-    closes = nj = 0
-    for k in range(Nb[i, N_M]):
-        r = Nb[i, N_ROOTS + k]
-        joined = False
-        for d in range(4):
-            if o & (1 << d) and Nb[i, N_NROOT + d] == r:
-                joined = True
-        if joined:
-            nj += 1
-            for x in range(NB_ROW):
-                W[t, x] += W[r, x]
-            W[t, B_FRONT] -= Nb[i, N_DECS + k]
-            gain -= box_value(W, r)
-            for q in range(n):
-                P[T + DQ, q] -= P[r, q]
-        else:
-            closes += _shut(scfg, W, P, r, Nb[i, N_DECS + k])
-    _finish(scfg, W, P, gain, closes, -1, tc, res)
-    res[I_JOINS] = nj / 2.0
-    slots = 0
-    if cat and st[L.S_SUPPLY] > 0 and res[I_ALLOWED] > 0:  # new slots north / south of it
-        if o & L.OPEN_N and Nb[i, N_NROOT] >= 0:
-            slots += 1
-        if o & L.OPEN_S and Nb[i, N_NROOT + 2] >= 0:
-            slots += 1
-    res[I_CATSLOTS] = slots / 2.0
-    _where(scfg, i, 0.0, res)
-
-
-@njit(cache=True)
-def _eval_sleeper(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray,
-                  Nb: np.ndarray, i: int, jd: int, res: np.ndarray) -> None:
-    """The observer's sleeping cat in the empty cell ``i``, joining the box of the card in
-    direction ``jd`` (which shows it an open side) and shutting every open side facing it
-    (``board.place_sleeper``)."""
-    T = P.shape[0] - 3
-    _info(st, scfg, W, Nb, i)
-    R = Nb[i, N_NROOT + jd]
-    for q in range(scfg[K.C_PLAYERS]):
-        P[T + DQ, q] = 0.0
-    _copy(W, R, T + TMP)
-    W[T + TMP, B_SLEEP] += 1
-    closes = 0
-    for k in range(Nb[i, N_M]):
-        r = Nb[i, N_ROOTS + k]
-        if r == R:
-            W[T + TMP, B_FRONT] -= Nb[i, N_DECS + k]
-        else:
-            closes += _shut(scfg, W, P, r, Nb[i, N_DECS + k])
-    _finish(scfg, W, P, 0.0, closes, R, T_NONE, res)
-    _where(scfg, i, 0.0, res)
-
-
-@njit(cache=True)
-def _eval_box(scfg: np.ndarray, W: np.ndarray, P: np.ndarray, r: int, col: int, delta: int,
-              prin: int, tc: int, res: np.ndarray) -> None:
-    """Box ``r`` with counter ``col`` changed by ``delta`` (a cat comes or goes), ``prin``
-    Princesses more and the toys ``tc`` (in TOYS) added (a special toy card on a slot)."""
-    T = P.shape[0] - 3
-    _copy(W, r, T + TMP)
-    W[T + TMP, col] += delta
-    W[T + TMP, B_PRIN] += prin
-    for k in range(3):
-        W[T + TMP, B_TOYS + k] += W[T + TOYS, tc + k]
-    for q in range(scfg[K.C_PLAYERS]):
-        P[T + DQ, q] = 0.0
-    _finish(scfg, W, P, 0.0, 0, r, tc, res)
-
-
-@njit(cache=True)
-def _eval_princess(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, a: int,
-                   res: np.ndarray) -> None:
-    """A Princess onto the cat of action ``a`` (a slot ``T + s`` or a sleeping cat's cell):
-    the cat goes back to its owner."""
-    T = P.shape[0] - 3
-    if a >= T:
-        owner = st[scfg[L.CF_O_SLOT] + a - T] - 1
-        _eval_box(scfg, W, P, find(st, scfg, a - T), B_AWAKE + owner, -1, 1, T_NONE, res)
-        _where(scfg, a - T, 0.5, res)
-    else:
-        owner = -st[scfg[L.CF_O_CELL] + a] - 1
-        _eval_box(scfg, W, P, find(st, scfg, a), B_SLEEP + owner, -1, 1, T_NONE, res)
-        _where(scfg, a, 0.0, res)
-
-
-# --- per action ----------------------------------------------------------------------------
-@njit(cache=True)
-def _keep(res: np.ndarray, cand: np.ndarray, found: bool) -> bool:
-    """Keep ``cand`` in ``res`` if it is the first option or has more ``points``."""
-    if not found or cand[I_POINTS] > res[I_POINTS]:
-        for f in range(NF):
-            res[f] = cand[f]
-    return True
-
-
-@njit(cache=True)
-def _card(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, Nb: np.ndarray,
-          i: int, cid: int, r: int, cat: bool, res: np.ndarray) -> None:
-    """Card ``cid`` turned ``r`` laid in cell ``i`` (:func:`_eval_card`)."""
-    T = P.shape[0] - 3
-    tb = L.CF_TABLE + cid * L.FIELDS
-    for k in range(3):
-        W[T + TOYS, T_CARD + k] = scfg[tb + L.F_BALL + k]
-    _eval_card(st, scfg, W, P, Nb, i, card_open(scfg, cid, r), T_CARD, scfg[tb + L.F_SPRAY],
-               cat, res)
-    res[I_ROT] = r
-
-
-@njit(cache=True)
-def _best_rot(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, Nb: np.ndarray,
-              i: int, cid: int, strict: bool, cat: bool, res: np.ndarray, cand: np.ndarray,
-              found: bool) -> bool:
-    """Card ``cid`` in cell ``i``: its legal rotations (``strict``: the advanced
-    no-wall-to-wall rule), the best kept in ``res``; whether an option was found so far."""
-    _info(st, scfg, W, Nb, i)
-    for r in range(2):
-        if not strict or fits(st, scfg, i, card_open(scfg, cid, r)):
-            if not Nb[i, N_CALM]:
-                _card(st, scfg, W, P, Nb, i, cid, r, cat, cand)
-                found = _keep(res, cand, found)
-            elif not found or res[I_POINTS] < 0:  # it has 0 points: evaluated only if kept
-                _card(st, scfg, W, P, Nb, i, cid, r, cat, res)
-                found = True
-    return found
-
-
-@njit(cache=True)
-def _best_sleep(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, Nb: np.ndarray,
-                i: int, res: np.ndarray, cand: np.ndarray, found: bool) -> bool:
-    """The observer's sleeping cat in cell ``i``: its legal directions, the best in ``res``."""
-    _info(st, scfg, W, Nb, i)
-    for d in range(4):
-        if sleep_dir_ok(st, scfg, 0, i, d):
-            if not Nb[i, N_CALM]:
-                _eval_sleeper(st, scfg, W, P, Nb, i, d, cand)
-                found = _keep(res, cand, found)
-            elif not found or res[I_POINTS] < 0:  # as in _best_rot
-                _eval_sleeper(st, scfg, W, P, Nb, i, d, res)
-                found = True
-    return found
 
 
 @njit(cache=True)
@@ -433,28 +145,28 @@ def _action(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, Nb: 
     fl = scfg[L.CF_O_FLIST]
     found = False
     if ph == L.P_CELL:
-        _best_rot(st, scfg, W, P, Nb, a, hand, strict, True, res, cand, False)
+        best_rot(st, scfg, W, P, Nb, a, hand, strict, True, res, cand, False)
     elif ph == L.P_ROT or ph == L.P_START_ROT:
-        _card(st, scfg, W, P, Nb, st[L.S_SELCELL], hand if ph == L.P_ROT else start,
-              a - B - L.A_ROT, ph == L.P_ROT, res)
+        card(st, scfg, W, P, Nb, st[L.S_SELCELL], hand if ph == L.P_ROT else start,
+             a - B - L.A_ROT, ph == L.P_ROT, res)
     elif ph == L.P_TOY_CELL:
-        _eval_card(st, scfg, W, P, Nb, a, L.ALL_OPEN, T_DRAWN, 0, False, res)
+        eval_card(st, scfg, W, P, Nb, a, L.ALL_OPEN, T_DRAWN, 0, False, res)
     elif ph == L.P_PLAY:
         cid = st[L.S_HAND + a - B - L.A_HAND]
         if cid == scfg[L.CF_NC]:  # a Princess: every players' cat it may replace
             for s in range(T - scfg[L.CF_COLS]):
                 if 1 <= st[scfg[L.CF_O_SLOT] + s] <= n:
-                    _eval_princess(st, scfg, W, P, T + s, cand)
-                    found = _keep(res, cand, found)
+                    eval_princess(st, scfg, W, P, T + s, cand)
+                    found = keep(res, cand, found)
             for i in range(T):
                 if -n <= st[scfg[L.CF_O_CELL] + i] <= -1:
-                    _eval_princess(st, scfg, W, P, i, cand)
-                    found = _keep(res, cand, found)
+                    eval_princess(st, scfg, W, P, i, cand)
+                    found = keep(res, cand, found)
         else:
             tight = adv and any_fit(st, scfg, cid)  # else the rule is lifted for this card
             for k in range(st[L.S_FRONTN]):
-                found = _best_rot(st, scfg, W, P, Nb, st[fl + k], cid, tight, True, res, cand,
-                                  found)
+                found = best_rot(st, scfg, W, P, Nb, st[fl + k], cid, tight, True, res, cand,
+                                 found)
     elif ph == L.P_DISCARD:
         cid = st[L.S_HAND + a - B - L.A_HAND]
         tb = L.CF_TABLE + cid * L.FIELDS
@@ -463,36 +175,33 @@ def _action(st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P: np.ndarray, Nb: 
                            + scfg[tb + L.F_BALL + 2]) / 3.0
     elif (ph == L.P_CAT and a < B) or ph == L.P_TOY_SLOT:
         cat = ph == L.P_CAT
-        _eval_box(scfg, W, P, find(st, scfg, a - T), B_AWAKE, 1 if cat else 0, 0,
-                  T_NONE if cat else T_DRAWN, res)
-        _where(scfg, a - T, 0.5, res)
+        eval_box(scfg, W, P, find(st, scfg, a - T), B_AWAKE, 1 if cat else 0, 0,
+                 T_NONE if cat else T_DRAWN, res)
+        where(scfg, a - T, 0.5, res)
     elif ph == L.P_PRINCESS:
-        _eval_princess(st, scfg, W, P, a, res)
+        eval_princess(st, scfg, W, P, a, res)
     elif ph == L.P_SLEEP_CELL:
-        _best_sleep(st, scfg, W, P, Nb, a, res, cand, False)
+        best_sleep(st, scfg, W, P, Nb, a, res, cand, False)
     elif ph == L.P_SLEEP_DIR:
-        _eval_sleeper(st, scfg, W, P, Nb, st[L.S_SELCELL], a - B - L.A_DIR, res)
+        eval_sleeper(st, scfg, W, P, Nb, st[L.S_SELCELL], a - B - L.A_DIR, res)
     elif ph == L.P_TURN and a == B + L.A_SLEEP:
         for k in range(st[L.S_FRONTN]):
-            found = _best_sleep(st, scfg, W, P, Nb, st[fl + k], res, cand, found)
+            found = best_sleep(st, scfg, W, P, Nb, st[fl + k], res, cand, found)
     elif ph == L.P_START_END:
-        _best_rot(st, scfg, W, P, Nb, start_end_cell(st, scfg, a - B - L.A_END), start, strict,
-                  False, res, cand, False)
+        best_rot(st, scfg, W, P, Nb, start_end_cell(st, scfg, a - B - L.A_END), start, strict,
+                 False, res, cand, False)
     elif ph == L.P_START_CARD:
         cid = scfg[L.CF_NB] + a - B - L.A_START
         C = scfg[L.CF_COLS]
         if st[L.S_STARTN] == 0:
-            _best_rot(st, scfg, W, P, Nb, (scfg[L.CF_ROWS] // 2) * C + C // 2, cid, False, False,
-                      res, cand, False)
+            best_rot(st, scfg, W, P, Nb, (scfg[L.CF_ROWS] // 2) * C + C // 2, cid, False, False,
+                     res, cand, False)
             return
-        ok = False  # the advanced rule is lifted if neither end allows it (rules._step_start_card)
-        for e in range(2):
-            i = start_end_cell(st, scfg, e)
-            ok |= i >= 0 and card_cell_ok(st, scfg, i, cid, True)
+        ok = start_fit(st, scfg, a - B - L.A_START)  # else the advanced rule is lifted
         for e in range(2):
             i = start_end_cell(st, scfg, e)
             if i >= 0:
-                found = _best_rot(st, scfg, W, P, Nb, i, cid, adv and ok, False, res, cand, found)
+                found = best_rot(st, scfg, W, P, Nb, i, cid, adv and ok, False, res, cand, found)
 
 
 @njit(cache=True)
@@ -511,11 +220,9 @@ def _globals(obs: np.ndarray, st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P
             boxes += 1
             closed += W[i, B_FRONT] == 0
             mine += W[i, B_AWAKE] + W[i, B_SLEEP] > 0
-    slotok, slot = scfg[L.CF_O_SLOTOK], scfg[L.CF_O_SLOT]
-    for s in range(T - scfg[L.CF_COLS]):  # moves.toy_slot_ok, its cheap tests first
-        if st[slotok + s] == 1 and st[slot + s] == 0:
-            free += cat_allowed(st, scfg, 0, find(st, scfg, s))
-    for k in range(st[L.S_FRONTN]):  # moves.sleep_cell_ok on the frontier (empty cells)
+    for s in range(T - scfg[L.CF_COLS]):
+        free += toy_slot_ok(st, scfg, 0, s)
+    for k in range(st[L.S_FRONTN]):  # sleep_cell_ok on the frontier (empty cells), unrolled
         i = st[scfg[L.CF_O_FLIST] + k]
         ok = False
         for d in range(4):
@@ -541,17 +248,17 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     y = x + L.O_SEATS + 2 * cfg[K.C_PLAYERS]
     A = act.shape[1]
     ns, nc = sizes(cfg)
-    nw = (T + 3) * NB_ROW
-    buf = np.zeros(ns + nc + nw + T * (N_CALM + 1) + A, np.int32)  # one allocation, sliced
+    nw = (T + 3) * L.BOX_ROW
+    buf = np.zeros(ns + nc + nw + T * L.NEAR_ROW + A, np.int32)  # one allocation, sliced
     st, scfg = buf[:ns], buf[ns:ns + nc]
-    W = buf[ns + nc:ns + nc + nw].reshape((T + 3, NB_ROW))
-    Nb = buf[ns + nc + nw:ns + nc + nw + T * (N_CALM + 1)].reshape((T, N_CALM + 1))
+    W = buf[ns + nc:ns + nc + nw].reshape((T + 3, L.BOX_ROW))
+    Nb = buf[ns + nc + nw:ns + nc + nw + T * L.NEAR_ROW].reshape((T, L.NEAR_ROW))
     mask = buf[buf.size - A:]
     fbuf = np.zeros((T + 3) * L.MAX_PLAYERS + 2 * NF)  # P, then res and cand
     P = fbuf[:(T + 3) * L.MAX_PLAYERS].reshape((T + 3, L.MAX_PLAYERS))
     res, cand = fbuf[fbuf.size - 2 * NF:fbuf.size - NF], fbuf[fbuf.size - NF:]
     scratch(obs, cfg, st, scfg)
-    table_boxes(obs, st, scfg, W, P)
+    table_boxes(st, scfg, W, P)
     for k in range(3):
         W[T + TOYS, T_DRAWN + k] = obs[x + L.O_TOY + k]
     _globals(obs, st, scfg, W, P, x, y, glob)

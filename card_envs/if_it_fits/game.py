@@ -1,6 +1,6 @@
-"""If It Fits' game specification: options, sizes, observation bounds, views, action names and
-the wiring of the kernels; the state-dict codec, checks and determinization are in
-:mod:`card_envs.if_it_fits.statedict`."""
+"""If It Fits' game specification: options, sizes, the card tables and state offsets, action
+names and the folder's contract modules (``rules``, ``observe``, ``statedict``, ``view``) that
+:class:`~card_envs.core.game.Game` dispatches to."""
 
 from __future__ import annotations
 
@@ -12,25 +12,16 @@ import numpy as np
 from card_envs.core.checks import short_repr
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.game import Game, Option, bool_option
-from card_envs.if_it_fits import deck as D
 from card_envs.if_it_fits import layout as L
-from card_envs.if_it_fits import render as _render
+from card_envs.if_it_fits import observe as O
 from card_envs.if_it_fits import rules as R
 from card_envs.if_it_fits import statedict as SD
+from card_envs.if_it_fits import view as V
 from card_envs.if_it_fits.layout import PHASES, SIDES
-from card_envs.if_it_fits.scoring import boxes
+from card_envs.if_it_fits.parts import deck as D
+from card_envs.if_it_fits.parts.arrays import config
 
-__all__ = ["PHASES", "IfItFitsGame", "boxes", "default_deck"]
-
-_DEFAULT_DECK: dict[str, Any] | None = None
-
-
-def default_deck() -> dict[str, Any]:
-    """The default deck (``data/deck.json``), loaded once."""
-    global _DEFAULT_DECK
-    if _DEFAULT_DECK is None:
-        _DEFAULT_DECK = D.load_default()
-    return _DEFAULT_DECK
+__all__ = ["IfItFitsGame"]
 
 
 def _table(v: Any, _: Mapping[str, Any]) -> tuple[int, int]:
@@ -61,7 +52,7 @@ class IfItFitsGame(Game):
     name = "if_it_fits"
     env_id = "if_it_fits_v0"
     version = "0"
-    rules = R
+    rules, observe, statedict, view = R, O, SD, V
     min_players, max_players, default_players = 2, L.MAX_PLAYERS, 2
     phases = PHASES
     obs_dtype = np.int8
@@ -69,90 +60,25 @@ class IfItFitsGame(Game):
         "table": Option((11, 11), "(rows, cols) of the table grid, rows 3-21, cols 5-21",
                         _table),
         "advanced": Option(False, "advanced rules", bool_option("if_it_fits_v0", "advanced")),
-        "deck": Option(None, "None (default deck) or a deck dict / JSON path "
-                             "(schema: card_envs/if_it_fits/deck.py)", _deck, reads_files=True),
+        "deck": Option(None, "None (default deck) or a deck dict / JSON path (schema: "
+                             "card_envs/if_it_fits/parts/deck.py)", _deck, reads_files=True),
     }
 
     def configure(self, cfg: np.ndarray) -> np.ndarray:
         """The config array: the shared header, then the table, the offsets and the cards."""
         self.rows, self.cols = self.options["table"]
-        self.deck = self.options["deck"] or default_deck()
+        self.deck = self.options["deck"] or D.default_deck()
         self.card_names = D.card_names(self.deck)
-        table = D.card_table(self.deck)
-        nb, nt = len(self.deck["box_cards"]), len(self.deck["special_toy_cards"])
-        lay = L.offsets(self.rows, self.cols, nb, nt)
-        self.nb, self.nt, self.nc = nb, nt, lay["nc"]
+        ext, lay = config(cfg, self.rows, self.cols, self.options["advanced"], self.deck)
+        self.nb, self.nt = len(self.deck["box_cards"]), len(self.deck["special_toy_cards"])
+        self.nc, self.npr = lay["nc"], int(ext[L.CF_NPR])
         self.T, self.S = self.rows * self.cols, (self.rows - 1) * self.cols
-        self.lay = lay
-        ext = np.zeros(L.CF_TABLE + table.size, np.int32)
-        ext[:cfg.size] = cfg
-        ext[L.CF_ROWS], ext[L.CF_COLS] = self.rows, self.cols
-        ext[L.CF_ADV] = int(self.options["advanced"])
-        ext[L.CF_NB], ext[L.CF_NT] = nb, nt
-        self.npr = L.NUM_PRINCESS if self.options["advanced"] else self.num_players
-        ext[L.CF_NPR], ext[L.CF_NC], ext[L.CF_PILEMAX] = self.npr, lay["nc"], lay["pilemax"]
-        for k, name in ((L.CF_O_PILE, "pile"), (L.CF_O_CELL, "cell"),
-                        (L.CF_O_SJOIN, "sjoin"), (L.CF_O_PARENT, "parent"),
-                        (L.CF_O_FRONT, "front"), (L.CF_O_CATS, "cats"),
-                        (L.CF_O_COPEN, "copen"), (L.CF_O_NBC, "nbc"),
-                        (L.CF_O_WALLNB, "wallnb"), (L.CF_O_OPENNB, "opennb"),
-                        (L.CF_O_SLOT, "slot"), (L.CF_O_SLOTOK, "slotok"),
-                        (L.CF_O_OBSC, "obsc"), (L.CF_O_DISC, "disc"), (L.CF_SIZE, "size"),
-                        (L.CF_O_FLIST, "flist"), (L.CF_O_FPOS, "fpos")):
-            ext[k] = lay[name]
-        ext[L.CF_TABLE:] = table
-        self.num_actions = L.num_actions(self.rows, self.cols)
-        self.obs_size = L.obs_size(self.rows, self.cols, self.num_players, nt)
-        ext[L.CF_OBS] = self.obs_size
-        self.state_size = lay["size"]
         self.B = self.T + self.S
+        self.lay = lay
+        self.num_actions = L.num_actions(self.rows, self.cols)
+        self.obs_size = int(ext[L.CF_OBS])
+        self.state_size = lay["size"]
         return ext
-
-    def obs_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-entry bounds of the observation, in the order of the table in ``env.py``."""
-        n, T, S = self.num_players, self.T, self.S
-        lo, hi = [], []
-
-        def add(low: int, high: int, k: int = 1) -> None:
-            lo.extend([low] * k)
-            hi.extend([high] * k)
-
-        def card_row(kind_max: int) -> None:
-            add(0, kind_max)
-            add(0, 1, 4)
-            add(0, L.MAX_ICONS, 4)
-
-        add(0, L.CK_SLEEPER, T)
-        add(0, L.ALL_OPEN, T)
-        add(0, L.MAX_ICONS, 4 * T)
-        add(0, L.SLOT_PRINCESS, T)
-        add(0, 4, T)
-        add(0, L.SLOT_TOY, S)
-        for _ in range(self.nt):
-            add(0, 1)
-            add(0, self.rows - 2)
-            add(0, self.cols - 1)
-            add(0, L.MAX_ICONS, 3)
-        for _ in range(L.HANDMAX):
-            card_row(L.HK_PRINCESS)
-        for _ in range(L.NUM_START):
-            card_row(1)
-        add(0, L.MAX_ICONS, 3)
-        add(0, L.CATS_EACH, n)
-        add(0, L.HANDMAX, n)
-        add(0, self.lay["pilemax"])
-        add(0, len(PHASES) - 1)
-        add(-1, n - 1)
-        add(0, 1)
-        add(-1, L.HANDMAX - 1)
-        add(-1, L.NUM_START - 1)
-        add(-1, self.rows - 1)
-        add(-1, self.cols - 1)
-        add(-1, self.rows - 1)
-        add(-1, self.cols - 1)
-        add(0, 1)
-        add(0, n - 1)
-        return np.asarray(lo), np.asarray(hi)
 
     # --- views -----------------------------------------------------------------------------
     def arr(self, state: np.ndarray, name: str, size: int) -> np.ndarray:
@@ -187,21 +113,6 @@ class IfItFitsGame(Game):
         """The draw pile, bottom first (card ids)."""
         return [int(x) for x in self.arr(state, "pile", int(state[L.S_PN]))]
 
-    # --- state dict, checks, determinization: statedict.py ----------------------------------
-    def fields_to_dict(self, state: np.ndarray, observer: int | None) -> dict[str, Any]:
-        return SD.fields_to_dict(self, state, observer)
-
-    def fields_from_dict(self, state: np.ndarray, d: Mapping[str, Any]) -> None:
-        SD.fields_from_dict(self, state, d)
-
-    def check_state(self, state: np.ndarray) -> None:
-        SD.check_state(self, state)
-
-    def resample(self, state: np.ndarray, observer: int,
-                 rng: np.random.Generator) -> np.ndarray:
-        """Redraw what ``observer`` cannot see (see :func:`statedict.resample`)."""
-        return SD.resample(self, state, observer, rng)
-
     # --- text ------------------------------------------------------------------------------
     def max_length(self) -> int:
         """Every draw takes a pile card, cats leave the supply once (again after a Princess),
@@ -232,6 +143,3 @@ class IfItFitsGame(Game):
         if a < L.A_DRAW:
             return f"start row {('west', 'east')[a - L.A_END]}"
         return ("draw", "sleeping cat", "skip", "pass")[a - L.A_DRAW]
-
-    def render(self, state: np.ndarray, observer: int | None = None) -> str:
-        return _render.render(self, state)

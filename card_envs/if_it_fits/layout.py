@@ -37,6 +37,10 @@ The observation (table in ``card_envs.if_it_fits.env``): the public planes (``PK
 entries each), the slot plane, the special toy card records (``TR_*``), then from
 ``X = obs_public(...)`` the own hand and the start cards (``CR_*`` records), the drawn toy card,
 the per-seat counters (``O_*``), and from ``Y = obs_tail(...)`` the scalars (``Y_*``).
+
+The rule queries' records (:mod:`card_envs.if_it_fits.queries`): a box record (``B_*``, one
+int32 row per box: cards, toys, sprayers, open sides, cats per seat, Princesses) and what
+surrounds an empty cell (``N_*``, one int32 row per cell).
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ SIDES = "NESW"  # direction d is SIDES[d]; open bit 1 << d
 OPEN_N, OPEN_E, OPEN_S, OPEN_W = 1, 2, 4, 8  # open-side bits
 ALL_OPEN = 15  # open on every side (a special toy card laid as a card)
 TOYS = ("ball", "mouse", "yarn")
-MAX_ICONS = 9  # most toys of one kind, or sprayers, on one card (checked by deck.py)
+MAX_ICONS = 9  # most toys of one kind, or sprayers, on one card (checked by parts/deck.py)
 
 # --- card table (config) ------------------------------------------------------------------
 FIELDS = 6  # per card id: kind, open bits, ball, mouse, yarn, sprayer
@@ -210,3 +214,23 @@ def offsets(rows: int, cols: int, nb: int, nt: int) -> dict[str, int]:
     o["pilemax"] = pilemax
     o["nc"] = nc
     return o
+
+# --- box records (``queries.box_counters``): one int32 row per box, at its union-find root --
+B_CARDS = 0  # cards in the box
+B_TOYS = 1  # B_TOYS + k: icons of TOYS[k] (cards and special toy cards on its slots)
+B_SPRAY = 4  # sprayers
+B_FRONT = 5  # open sides facing an empty cell or the edge (0: closed)
+B_AWAKE = 6  # + seat: awake cats
+B_SLEEP = B_AWAKE + MAX_PLAYERS  # + seat: sleeping cats
+B_PRIN = B_SLEEP + MAX_PLAYERS  # Princesses (awake or in a sleeping cat's place)
+BOX_ROW = B_PRIN + 1
+
+# --- what surrounds an empty cell (``queries.around``): one int32 row per cell ----------------
+N_DONE = 0  # 1: the row is filled
+N_EMPTY = 1  # directions in which it faces an empty cell or the edge (bits)
+N_NROOT = 2  # + d: root of the card in direction d if it shows the cell an open side, else -1
+N_M = 6  # number of distinct such roots
+N_ROOTS = 7  # + k: those roots, k < N_M
+N_DECS = 11  # + k: open sides of box N_ROOTS + k facing the cell
+N_CALM = 15  # 1: none of those boxes has an awake cat (nothing laid there changes any points)
+NEAR_ROW = 16

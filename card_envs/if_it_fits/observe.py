@@ -1,15 +1,17 @@
 """If It Fits observation kernel (numba): the public planes cached in the state, made relative
-to the observer, then the own hand, the start cards and the public counters. Layout:
-:mod:`card_envs.if_it_fits.layout` (``PK_*``, ``CR_*``, ``O_*``, ``Y_*``); table in
-``card_envs.if_it_fits.env``."""
+to the observer, then the own hand, the start cards and the public counters; and the bounds of
+every entry (:func:`obs_bounds`). Layout: :mod:`card_envs.if_it_fits.layout` (``PK_*``,
+``CR_*``, ``O_*``, ``Y_*``); table in ``card_envs.if_it_fits.env``."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.game import Game
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, CUR, PHASE
 from card_envs.if_it_fits.layout import (
+    ALL_OPEN,
     CARD_REC,
     CATS_EACH,
     CF_COLS,
@@ -20,6 +22,7 @@ from card_envs.if_it_fits.layout import (
     CF_O_OBSC,
     CF_ROWS,
     CF_TABLE,
+    CK_SLEEPER,
     CR_KIND,
     CR_SIDES,
     CR_SPRAY,
@@ -31,6 +34,7 @@ from card_envs.if_it_fits.layout import (
     HANDMAX,
     HK_BOX,
     HK_PRINCESS,
+    MAX_ICONS,
     NPLANES,
     NUM_START,
     O_HAND,
@@ -40,6 +44,7 @@ from card_envs.if_it_fits.layout import (
     P_CELL,
     P_PRINCESS,
     P_ROT,
+    PHASES,
     PK_OWNER,
     S_CATLOC,
     S_ENDTRIG,
@@ -56,6 +61,8 @@ from card_envs.if_it_fits.layout import (
     S_STARTUSED,
     S_SUPPLY,
     S_TOY,
+    SLOT_PRINCESS,
+    SLOT_TOY,
     TOYREC,
     Y_CUR,
     Y_ENDTRIG,
@@ -150,3 +157,51 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     obs[y + Y_RELAX] = state[S_RELAX]
     f = state[S_FIRST]
     obs[y + Y_FIRST] = f - seat if f >= seat else f - seat + n
+
+
+def obs_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry bounds of ``game``'s observation (an If It Fits game), in the order of the
+    table in ``env.py``."""
+    n, T, S = game.num_players, game.T, game.S
+    lo, hi = [], []
+
+    def add(low: int, high: int, k: int = 1) -> None:
+        lo.extend([low] * k)
+        hi.extend([high] * k)
+
+    def card_row(kind_max: int) -> None:
+        add(0, kind_max)
+        add(0, 1, 4)
+        add(0, MAX_ICONS, 4)
+
+    add(0, CK_SLEEPER, T)
+    add(0, ALL_OPEN, T)
+    add(0, MAX_ICONS, 4 * T)
+    add(0, SLOT_PRINCESS, T)
+    add(0, 4, T)
+    add(0, SLOT_TOY, S)
+    for _ in range(game.nt):
+        add(0, 1)
+        add(0, game.rows - 2)
+        add(0, game.cols - 1)
+        add(0, MAX_ICONS, 3)
+    for _ in range(HANDMAX):
+        card_row(HK_PRINCESS)
+    for _ in range(NUM_START):
+        card_row(1)
+    add(0, MAX_ICONS, 3)
+    add(0, CATS_EACH, n)
+    add(0, HANDMAX, n)
+    add(0, game.lay["pilemax"])
+    add(0, len(PHASES) - 1)
+    add(-1, n - 1)
+    add(0, 1)
+    add(-1, HANDMAX - 1)
+    add(-1, NUM_START - 1)
+    add(-1, game.rows - 1)
+    add(-1, game.cols - 1)
+    add(-1, game.rows - 1)
+    add(-1, game.cols - 1)
+    add(0, 1)
+    add(0, n - 1)
+    return np.asarray(lo), np.asarray(hi)

@@ -1,11 +1,14 @@
-"""If It Fits rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O).
+"""If It Fits rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O):
+``init`` and ``outcome`` (the deal and the final scoring, in ``parts/turns.py``), ``step`` and
+``legal_mask``.
 
 State layout and action encoding: :mod:`card_envs.if_it_fits.layout` (``T = rows*cols`` cells,
 ``S = (rows-1)*cols`` slots, ``B = T + S``: ``0..T-1`` cell, ``T..B-1`` slot, then ``B + A_*``);
-table kernels (placement, boxes): :mod:`card_envs.if_it_fits.board`; move queries:
-:mod:`card_envs.if_it_fits.moves`; scoring: :mod:`card_envs.if_it_fits.scoring`; observation:
-:mod:`card_envs.if_it_fits.observe`. ``step`` dispatches on the phase to one ``_step_<phase>``
-helper each. Rules: ``docs/rules/if_it_fits.md``.
+the rule queries (geometry, where things may go, boxes and scores):
+:mod:`card_envs.if_it_fits.queries`; table kernels (placement, boxes):
+``parts/board.py``; the mask's move helpers: ``parts/moves.py``; the turn sequence:
+``parts/turns.py``; observation: :mod:`card_envs.if_it_fits.observe`. ``step`` dispatches on
+the phase to one ``_step_<phase>`` helper each. Rules: ``docs/rules/if_it_fits.md``.
 """
 
 from __future__ import annotations
@@ -19,16 +22,6 @@ from card_envs.core.kernels import (
     DONE,
     PHASE,
     STEPS,
-    winners_by_keys,
-)
-from card_envs.if_it_fits.board import (
-    card_open,
-    find,
-    place_card,
-    place_sleeper,
-    princess_replace,
-    set_catloc,
-    set_slot,
 )
 from card_envs.if_it_fits.layout import (
     A_DIR,
@@ -50,18 +43,15 @@ from card_envs.if_it_fits.layout import (
     CF_O_PILE,
     CF_ROWS,
     CF_TABLE,
-    EXTRA_OBS,
     F_KIND,
     FIELDS,
     HANDMAX,
     KIND_TOY,
     NCOUNT,
-    NUM_SPECIAL,
     NUM_START,
     P_CAT,
     P_CELL,
     P_DISCARD,
-    P_END,
     P_PASS,
     P_PLAY,
     P_PRINCESS,
@@ -92,36 +82,43 @@ from card_envs.if_it_fits.layout import (
     S_SUPPLY,
     S_TOY,
     SLOT_TOY,
-    num_actions,
-    obs_size,
 )
-from card_envs.if_it_fits.moves import (
-    any_fit,
+from card_envs.if_it_fits.parts.board import (
+    place_card,
+    place_sleeper,
+    princess_replace,
+    set_catloc,
+    set_slot,
+)
+from card_envs.if_it_fits.parts.moves import (
     any_sleep,
     any_toy_slot,
-    card_cell_ok,
     cat_slots,
-    fits,
     hand_remove,
     playable,
+    strict,
+)
+from card_envs.if_it_fits.parts.turns import (
+    begin_turn,
+    discard,
+    end_turn,
+    init,
+    outcome,
+    to_play,
+)
+from card_envs.if_it_fits.queries import (
+    any_fit,
+    card_open,
+    find,
+    fits,
     sleep_cell_ok,
     sleep_dir_ok,
     start_end_cell,
-    strict,
+    start_fit,
     toy_slot_ok,
 )
-from card_envs.if_it_fits.observe import observe
-from card_envs.if_it_fits.scoring import score
-from card_envs.if_it_fits.turns import begin_turn, discard, end_turn, init, to_play
 
-# the kernels of the engine protocol, and the names other modules imported from here before
-# the layout moved to layout.py and the queries to moves.py
-__all__ = ["A_DIR", "A_DRAW", "A_END", "A_HAND", "A_PASS", "A_ROT", "A_SKIP", "A_SLEEP",
-           "A_START", "EXTRA_OBS", "NUM_SPECIAL", "P_CAT", "P_CELL", "P_DISCARD", "P_END",
-           "P_PASS", "P_PLAY", "P_PRINCESS", "P_ROT", "P_SLEEP_CELL", "P_SLEEP_DIR",
-           "P_START_CARD", "P_START_END", "P_START_ROT", "P_TOY_CELL", "P_TOY_SLOT", "P_TURN",
-           "any_fit", "card_cell_ok", "init", "legal_mask", "num_actions", "obs_size",
-           "observe", "outcome", "sleep_cell_ok", "start_end_cell", "step"]
+__all__ = ["init", "legal_mask", "outcome", "step"]
 
 
 @njit(cache=True, inline="always")
@@ -369,18 +366,12 @@ def _step_start_card(state: np.ndarray, cfg: np.ndarray, action: int,
     """The start card to lay: the first goes to the centre, the others to an end of the row."""
     k = action - _specials(cfg) - A_START
     state[S_SELSTART] = k
-    cid = cfg[CF_NB] + k
     if state[S_STARTN] == 0:
         state[S_SELCELL] = (cfg[CF_ROWS] // 2) * cfg[CF_COLS] + cfg[CF_COLS] // 2
         state[S_RELAX] = 0
         state[PHASE] = P_START_ROT
     else:
-        ok = False
-        for e in range(2):
-            i = start_end_cell(state, cfg, e)
-            if i >= 0 and card_cell_ok(state, cfg, i, cid, True):
-                ok = True
-        state[S_RELAX] = 1 if cfg[CF_ADV] and not ok else 0
+        state[S_RELAX] = 1 if cfg[CF_ADV] and not start_fit(state, cfg, k) else 0
         state[PHASE] = P_START_END
     return 0
 
@@ -456,15 +447,3 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
     if ph == P_START_END:
         return _step_start_end(state, cfg, action, rewards)
     return _step_start_rot(state, cfg, action, rewards)
-
-
-@njit(cache=True)
-def outcome(state: np.ndarray, cfg: np.ndarray, points: np.ndarray,
-            winners: np.ndarray) -> None:
-    """Final points per seat and the winners (most points, then fewest minus points)."""
-    n = cfg[C_PLAYERS]
-    minus = np.empty(n, np.float64)
-    score(state, cfg, points, minus)
-    for p in range(n):
-        minus[p] = -minus[p]
-    winners_by_keys(points, minus, n, winners)

@@ -1,35 +1,29 @@
-"""If It Fits state-dict codec, consistency checks and determinization (schema: ``env.py``):
-the functions :class:`~card_envs.if_it_fits.game.IfItFitsGame` delegates to."""
+"""If It Fits state-dict codec, consistency checks and determinization (schema: ``env.py``),
+dispatched to by :class:`~card_envs.core.game.Game`; ``g`` is an If It Fits game
+(``card_envs.if_it_fits.game``: its sizes, offsets ``lay`` and card names)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from card_envs.core.checks import as_bool, requirer, short_repr
 from card_envs.core.checks import int_in as _int
-from card_envs.core.checks import record as _record
 from card_envs.core.checks import seq as _seq
 from card_envs.core.errors import StateDictError
+from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
 from card_envs.if_it_fits import layout as L
-from card_envs.if_it_fits.board import find, neighbour, rebuild
-from card_envs.if_it_fits.moves import any_fit, sleep_cell_ok, start_end_cell
-
-if TYPE_CHECKING:
-    from card_envs.if_it_fits.game import IfItFitsGame
+from card_envs.if_it_fits.parts.arrays import read_table
+from card_envs.if_it_fits.parts.board import rebuild
+from card_envs.if_it_fits.queries import any_fit, find, neighbour, sleep_cell_ok, start_end_cell
 
 _require = requirer("if_it_fits")
 
 
-def _is(x: Any, name: str) -> bool:
-    """``x`` is the string ``name``."""
-    return isinstance(x, str) and x == name
-
-
-def fields_to_dict(g: IfItFitsGame, state: np.ndarray, observer: int | None) -> dict[str, Any]:
+def fields_to_dict(g: Game, state: np.ndarray, observer: int | None) -> dict[str, Any]:
     """The game's state-dict fields; ``observer`` set: what that seat sees (other hands and
     the pile as nulls)."""
     n, C = g.num_players, g.cols
@@ -101,7 +95,7 @@ def fields_to_dict(g: IfItFitsGame, state: np.ndarray, observer: int | None) -> 
     }
 
 
-def fields_from_dict(g: IfItFitsGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+def fields_from_dict(g: Game, state: np.ndarray, d: Mapping[str, Any]) -> None:
     """Write the fields of ``d`` into ``state`` (validated entry by entry), then rebuild the
     derived arrays from the table."""
     n, C, T, S = g.num_players, g.cols, g.T, g.S
@@ -111,55 +105,7 @@ def fields_from_dict(g: IfItFitsGame, state: np.ndarray, d: Mapping[str, Any]) -
     cells = g.arr(state, "cell", T)
     joins = g.arr(state, "sjoin", T)
     slots = g.arr(state, "slot", S)
-    table = d["table"]
-    if not isinstance(table, list) or len(table) != g.rows or \
-            any(not isinstance(r, list) or len(r) != C for r in table):
-        raise StateDictError(f"table must be {g.rows} x {C}")
-    joins[:] = -1
-    for r, row in enumerate(table):
-        for c, x in enumerate(row):
-            i = r * C + c
-            if x is None:
-                continue
-            if isinstance(x, Mapping) and "card" in x:
-                x = _record(x, ("card", "rot"), "table cell")
-                cid = g.card_id(x["card"])
-                rot = _int(x["rot"], 0, 1, "rot")
-                if cid >= g.nc:
-                    raise StateDictError("a Princess cannot lie in a cell as a card")
-                cells[i] = 1 + 2 * cid + rot
-            else:
-                x = _record(x, ("sleeping_cat", "joined"), "table cell (card or cat)")
-                o = x["sleeping_cat"]
-                o = L.PRINCESS_OWNER if _is(o, "princess") else _int(o, 0, n - 1, "owner")
-                jr, jc = _seq(x["joined"], "joined", 2)
-                j = _int(jr, 0, g.rows - 1, "joined") * C + _int(jc, 0, C - 1, "joined")
-                if abs(jr - r) + abs(jc - c) != 1:
-                    raise StateDictError("a sleeping cat joins a neighbouring card")
-                cells[i] = -(o + 1)
-                joins[i] = j
-    for i in range(T):
-        if joins[i] >= 0 and cells[joins[i]] <= 0:
-            raise StateDictError("a sleeping cat must join a card")
-    srows = d["slots"]
-    if not isinstance(srows, list) or len(srows) != g.rows - 1 or \
-            any(not isinstance(r, list) or len(r) != C for r in srows):
-        raise StateDictError(f"slots must be {g.rows - 1} x {C}")
-    for r, row in enumerate(srows):
-        for c, x in enumerate(row):
-            if x is None:
-                continue
-            if isinstance(x, Mapping) and "cat" in x:
-                x = _record(x, ("cat",), "slot")
-                v = L.SLOT_PRINCESS if _is(x["cat"], "princess") else \
-                    1 + _int(x["cat"], 0, n - 1, "cat")
-            else:
-                x = _record(x, ("toy",), "slot (cat or toy)")
-                cid = g.card_id(x["toy"])
-                if not g.nb + L.NUM_START <= cid < g.nc:
-                    raise StateDictError("only special toy cards lie on slots")
-                v = L.SLOT_TOY + cid - g.nb - L.NUM_START
-            slots[r * C + c] = v
+    read_table(d, g.rows, C, n, g.card_id, g.nb, g.nc, cells, joins, slots)
     hands = d["hands"]
     if not isinstance(hands, list) or len(hands) != n:
         raise StateDictError(f"hands must have {n} entries")
@@ -230,7 +176,7 @@ def fields_from_dict(g: IfItFitsGame, state: np.ndarray, d: Mapping[str, Any]) -
     rebuild(state, g.cfg)
 
 
-def check_state(g: IfItFitsGame, state: np.ndarray) -> None:
+def check_state(g: Game, state: np.ndarray) -> None:
     """Raise StateDictError unless ``state`` is consistent: cards and cats conserved, codes
     in range, derived arrays equal to a rebuild, the turn's fields as the phase needs them."""
     n, T, S, nb, nc = g.num_players, g.T, g.S, g.nb, g.nc
@@ -341,7 +287,7 @@ def check_state(g: IfItFitsGame, state: np.ndarray) -> None:
     _check_turn(g, state, ph, cur, cells)
 
 
-def _check_turn(g: IfItFitsGame, state: np.ndarray, ph: str, cur: int,
+def _check_turn(g: Game, state: np.ndarray, ph: str, cur: int,
                 cells: np.ndarray) -> None:
     """The pile segments, the start row and the fields of the turn in progress: what the
     kernels read in the current phase must be there (positions may be set up freely
@@ -422,7 +368,7 @@ def _check_turn(g: IfItFitsGame, state: np.ndarray, ph: str, cur: int,
                  "nowhere")
 
 
-def resample(g: IfItFitsGame, state: np.ndarray, observer: int,
+def resample(g: Game, state: np.ndarray, observer: int,
              rng: np.random.Generator) -> np.ndarray:
     """Redraw the other hands and the pile order: the box cards in the pile and in the
     other hands are dealt anew over the same places, then every pile segment (the basic

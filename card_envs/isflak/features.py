@@ -4,8 +4,10 @@ The interface of :mod:`card_envs.core.features`: :func:`dims` and the per-row ke
 :func:`fill`. A movement action ``35 + (k*8 + d)*6 + (s-1)`` is worth what the cell ``s`` steps
 from penguin slot ``k``'s *current* cell in direction ``d`` is worth: a plain MLP on the flat
 observation has to learn that position-dependent gather. :func:`fill` computes it from one
-observation row alone (layout: ``card_envs.isflak.env``) over the rules' ray table (``RAY``).
-Every feature is a count of cells or points on the board as observed (no judgement).
+observation row alone (layout: ``card_envs.isflak.env``): the observed board
+(:func:`~card_envs.isflak.queries.observed_cells`) and every ray on it at once
+(:func:`~card_envs.isflak.queries.rays`, over the ray table ``RAY``). Every feature is a count
+of cells or points on the board as observed (no judgement).
 
 Per cell ``c`` (``CELL_FEATURES``, on the board as observed):
 
@@ -56,14 +58,12 @@ import numpy as np
 
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS
-from card_envs.isflak.board import BORDER, RAY
 from card_envs.isflak.layout import (
     C_PENG,
     C_PTS_FACE,
     C_PTS_NUMBER,
     CELLS,
-    COLS,
-    DIRS,
+    F_FREE,
     MAX_DIST,
     MOVE0,
     MOVES_PER_PENGUIN,
@@ -74,13 +74,22 @@ from card_envs.isflak.layout import (
     OWN_CODE,
     P_MOVE,
     P_PLACE,
-    ROWS,
     SEAT_FIELDS,
     SEAT_SCORE,
     T_PHASE,
     T_TO_ACT,
     obs_seat,
     peng_of_obs,
+)
+from card_envs.isflak.parts.board import BORDER, RAY
+from card_envs.isflak.queries import (
+    R_BEST,
+    R_MOVES,
+    R_OWNER,
+    R_TOTAL,
+    cell_points,
+    observed_cells,
+    rays,
 )
 
 __all__ = ["ACTION_FEATURES", "CELL_FEATURES", "GLOBAL_FEATURES", "dims", "fill", "potential"]
@@ -93,23 +102,6 @@ GLOBAL_FEATURES = tuple(f"{f}_{c}" for c in range(CELLS) for f in CELL_FEATURES)
 
 NC = len(CELL_FEATURES)
 _SRC_PTS, _SRC_REACH, _DIST, _MOVE, _PLACE = NC + 1, NC + 2, NC + 3, NC + 4, NC + 5
-# rays never stop at MAX_DIST inside the board, so the ray from c in direction d is its first
-# step t plus the ray from t: fill builds all rays at once in ORDER[d] (t before c)
-assert max(ROWS, COLS) - 1 <= MAX_DIST
-
-
-def _order() -> np.ndarray:
-    """``ORDER[d]``: the cells sorted so that the first ray step of each comes before it."""
-    out = np.empty((NDIR, CELLS), np.int32)
-    for d, (dr, dc) in enumerate(DIRS):
-        key = [-(dr * (c // COLS) + dc * (c % COLS)) for c in range(CELLS)]
-        out[d] = np.argsort(key, kind="stable")
-    return out
-
-
-ORDER = _order()
-
-
 def dims(game: Any) -> tuple[int, int]:
     """``(G, F)`` of ``game`` (the same for every Isflak option; ``A = 35 + 48P``)."""
     return len(GLOBAL_FEATURES), len(ACTION_FEATURES)
@@ -122,44 +114,13 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     n = cfg[C_PLAYERS]
     peng = cfg[C_PENG]
     tail = OBS_SEATS + n * (peng + SEAT_FIELDS)  # layout.obs_tail(n, peng)
-    W = (CELLS + 1) * NDIR  # per (cell, direction), the off-board sentinel's rows 0
-    buf = np.empty(3 * (CELLS + 1) + 4 * W)
-    pts = buf[:CELLS + 1]
-    occ = buf[CELLS + 1:2 * (CELLS + 1)]
-    free = buf[2 * (CELLS + 1):3 * (CELLS + 1)]
-    o1 = 3 * (CELLS + 1)
-    RD = buf[o1:o1 + W]
-    CN = buf[o1 + W:o1 + 2 * W]
-    BE = buf[o1 + 2 * W:o1 + 3 * W]
-    SE = buf[o1 + 3 * W:o1 + 4 * W]
-    for c in range(CELLS):
-        p = obs[OBS_POINTS + c]
-        o = obs[OBS_OWNER + c]
-        pts[c] = p
-        occ[c] = o
-        free[c] = 1.0 if (p >= 0 and o == 0) else 0.0
-    pts[CELLS] = -1.0
-    occ[CELLS] = 0.0
-    free[CELLS] = 0.0
-    for d in range(NDIR):
-        i = CELLS * NDIR + d
-        RD[i] = 0.0
-        CN[i] = 0.0
-        BE[i] = 0.0
-        SE[i] = 0.0
-    # every ray at once: the ray from c is its first step t plus the ray from t (ORDER)
-    for d in range(NDIR):
-        for j in range(CELLS):
-            c = ORDER[d, j]
-            t = RAY[(c * NDIR + d) * MAX_DIST]
-            i = c * NDIR + d
-            k = t * NDIR + d
-            f = free[t]
-            pt = pts[t]
-            RD[i] = f * (pt + RD[k])
-            CN[i] = f * (1.0 + CN[k])
-            BE[i] = f * max(pt, BE[k])
-            SE[i] = occ[t] + f * SE[k]  # the owner code of the penguin the ray ends at
+    cells = np.empty(CELLS + 1, np.int64)
+    observed_cells(obs, cells)
+    R = rays(cells)  # every ray at once, column c*8 + d
+    RD = R[R_TOTAL]
+    CN = R[R_MOVES]
+    BE = R[R_BEST]
+    SE = R[R_OWNER]
     for c in range(CELLS):
         reach = 0.0
         best = 0.0
@@ -182,9 +143,10 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
             own_cut += mine * back
             opp_cut += theirs * back
         g = c * NC
-        glob[g] = pts[c] / 3.0
-        glob[g + 1] = free[c]
-        glob[g + 2] = 1.0 if pts[c] < 0 else 0.0
+        p = cell_points(cells, c)
+        glob[g] = p / 3.0
+        glob[g + 1] = cells[c] & F_FREE
+        glob[g + 2] = 1.0 if p < 0 else 0.0
         glob[g + 3] = reach / 10.0
         glob[g + 4] = best / 3.0
         glob[g + 5] = moves / 10.0
@@ -203,12 +165,12 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
         want = cfg[C_PTS_NUMBER]
         found = False
         for c in range(CELLS):
-            if BORDER[c] and free[c] > 0 and pts[c] == want:
+            if BORDER[c] and cells[c] & F_FREE and cell_points(cells, c) == want:
                 found = True
         if not found:
             want = cfg[C_PTS_FACE]
         for c in range(CELLS):
-            if BORDER[c] and free[c] > 0 and pts[c] == want:
+            if BORDER[c] and cells[c] & F_FREE and cell_points(cells, c) == want:
                 act[0, c] = 1.0
                 for f in range(NC):
                     act[1 + f, c] = glob[c * NC + f]
@@ -224,10 +186,8 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
         a0 = MOVE0 + k * MOVES_PER_PENGUIN
         for d in range(NDIR):
             r0 = (src * NDIR + d) * MAX_DIST
-            for s in range(MAX_DIST):
+            for s in range(int(CN[src * NDIR + d])):  # the free cells of the ray
                 t = RAY[r0 + s]
-                if free[t] == 0.0:
-                    break
                 a = a0 + d * MAX_DIST + s
                 act[0, a] = 1.0
                 for f in range(NC):

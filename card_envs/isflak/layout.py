@@ -26,7 +26,7 @@ comes first and fits in 5 cache lines; the whole state is 600 bytes):
 
 ``CELL`` is redundant (derived from ``GRID``, ``PEN`` and the card points) and packs what
 ``legal_mask`` (free cells), ``observe`` (points, owners) and ``step`` need into one small array.
-The config array is extended (``Game.configure``, ``card_envs.isflak.deck.extend_config``) with
+The config array is extended (``IsflakGame.configure`` in ``card_envs.isflak.game``) with
 ``CFG_PTS[card + 1]``: the points of each card (index 0, a gap: -1).
 
 Phases ``P_PLACE`` 0 placement, ``P_MOVE`` 1 movement, ``P_END`` 2 end. Actions
@@ -66,7 +66,7 @@ DIR_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 
 # --- phases ----------------------------------------------------------------------------------
 P_PLACE, P_MOVE, P_END = 0, 1, 2
-PHASE_NAMES = ("placement", "movement", "end")
+PHASES = ("placement", "movement", "end")
 
 # --- config entries (after the shared header) ------------------------------------------------
 C_PENG = C_HEADER  # penguins per player

@@ -1,8 +1,11 @@
 """Isflak rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O).
 
 The state, config, action and observation layout is in :mod:`card_envs.isflak.layout` (its
-docstring has the table), the ray tables in :mod:`card_envs.isflak.board`, the card kinds and
-the card-points config table in :mod:`card_envs.isflak.deck`. The rules: ``docs/rules/isflak.md``.
+docstring has the table), the ray tables in :mod:`card_envs.isflak.parts.board`, the card kinds
+in :mod:`card_envs.isflak.parts.deck`; the board rules the heuristic and the features share
+(how far a penguin slides, where a move takes it, who wins) are the queries of
+:mod:`card_envs.isflak.queries`. The observation kernel is :mod:`card_envs.isflak.observe`. The
+rules: ``docs/rules/isflak.md``.
 
 ``step`` reads the phase and hands the action to ``_step_placement`` or ``_step_movement``;
 both end with ``advance`` (the next seat that can move; seats that cannot go out; the end).
@@ -23,80 +26,52 @@ from card_envs.core.kernels import (
     ST_DONE,
     ST_REWARD,
     STEPS,
-    rel_seat,
     rng_int,
     shuffle_prefix,
     terminal_rewards,
-    winners_by_keys,
 )
-
-# the layout names are re-exported: ``from card_envs.isflak.rules import X`` keeps working
-from card_envs.isflak.board import BORDER, RAY, RAYLEN
-from card_envs.isflak.deck import KIND, extend_config
 from card_envs.isflak.layout import (
     C_PENG,
-    C_PTS_ACE,
-    C_PTS_FACE,
-    C_PTS_NUMBER,
     CELL,
     CELLS,
     CFG_PTS,
-    CFG_SIZE,
-    COLS,
     DECK,
-    DIRS,
     F_FREE,
     GRID,
-    K_ACE,
     K_FACE,
     K_NUMBER,
     MAX_DIST,
-    MAX_PLAYERS,
     MAX_SLOTS,
     MOVE0,
     MOVES_PER_PENGUIN,
     NDIR,
     NTAKEN,
-    OBS_OWNER,
-    OBS_POINTS,
-    OBS_SEATS,
     OUT,
-    OWN_MASK,
-    OWN_SHIFT,
     P_END,
     P_MOVE,
     P_PLACE,
     PCOUNT,
     PEN,
     PLACED,
-    PTS_SHIFT,
-    ROWS,
     SCORE,
-    SEAT_CARDS,
-    SEAT_FIELDS,
-    SEAT_OUT,
-    SEAT_SCORE,
     SEAT_SHIFT,
-    SENTINEL,
     STATE_SIZE,
-    T_PHASE,
-    T_PLACED,
-    T_TO_ACT,
     TAKEN,
-    num_actions,
-    obs_size,
+)
+from card_envs.isflak.parts.board import BORDER, RAY
+from card_envs.isflak.parts.deck import KIND
+from card_envs.isflak.queries import (
+    cell_code,
+    cell_points,
+    find_winners,
+    move_slot,
+    move_target,
+    occupy,
+    slide,
 )
 
-__all__ = [  # kernels, then the names re-exported from layout, board and deck
-    "init", "legal_mask", "place_mask", "can_move", "take", "go_out", "outcome", "advance",
-    "step", "observe",
-    "BORDER", "RAY", "RAYLEN", "KIND", "extend_config", "num_actions", "obs_size",
-    "ROWS", "COLS", "CELLS", "DECK", "MAX_PLAYERS", "MAX_SLOTS", "NDIR", "MAX_DIST", "MOVE0",
-    "DIRS", "K_NUMBER", "K_FACE", "K_ACE", "C_PENG", "C_PTS_ACE", "C_PTS_FACE",
-    "C_PTS_NUMBER", "CFG_PTS", "CFG_SIZE", "CELL", "PEN", "OUT", "SCORE", "PCOUNT", "PLACED",
-    "NTAKEN", "GRID", "TAKEN", "STATE_SIZE", "SENTINEL", "SEAT_SHIFT", "F_FREE", "OWN_SHIFT",
-    "OWN_MASK", "PTS_SHIFT", "P_PLACE", "P_MOVE", "P_END",
-]
+__all__ = ["init", "legal_mask", "place_mask", "can_move", "take", "go_out", "outcome",
+           "advance", "step"]
 
 
 @njit(cache=True)
@@ -112,7 +87,7 @@ def init(state: np.ndarray, cfg: np.ndarray) -> None:
     for c in range(CELLS):
         card = deck[c]
         state[GRID + c] = card
-        state[CELL + c] = F_FREE | ((cfg[CFG_PTS + card + 1] + 1) << PTS_SHIFT)
+        state[CELL + c] = cell_code(cfg[CFG_PTS + card + 1], 0)
     for k in range(MAX_SLOTS):
         state[PEN + k] = -1
     first = cfg[C_START]
@@ -143,8 +118,8 @@ def place_mask(state: np.ndarray, mask: np.ndarray) -> None:
 def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
     """Write the int8 legal-action mask of the seat to act (all 0 once the game is over).
 
-    Movement: a ray per penguin and direction over the free bits of ``CELL`` (the off-board
-    sentinel is 0)."""
+    Movement: each penguin slides in each direction as far as the query ``slide`` says (over
+    the free bits of ``CELL``; the off-board sentinel is 0)."""
     for i in range(mask.shape[0]):
         mask[i] = 0
     if state[DONE]:
@@ -159,12 +134,13 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
         if pos < 0:
             continue
         a = MOVE0 + k * MOVES_PER_PENGUIN
-        r = pos * MOVES_PER_PENGUIN
-        for j0 in range(0, MOVES_PER_PENGUIN, MAX_DIST):
-            for s in range(MAX_DIST):
-                if (state[CELL + RAY[r + j0 + s]] & F_FREE) == 0:
+        for d in range(NDIR):
+            n = slide(state, pos, d, CELL)
+            for s in range(MAX_DIST):  # s < n (a fixed bound compiles to faster code)
+                if s == n:
                     break
-                mask[a + j0 + s] = 1
+                mask[a + s] = 1
+            a += MAX_DIST
 
 
 @njit(cache=True, inline="always")
@@ -191,7 +167,7 @@ def take(state: np.ndarray, seat: int, cell: int) -> None:
     state[TAKEN + i] = seat * SEAT_SHIFT + state[GRID + cell]
     state[NTAKEN] = i + 1
     state[PCOUNT + seat] += 1
-    state[SCORE + seat] += (state[CELL + cell] >> PTS_SHIFT) - 1
+    state[SCORE + seat] += cell_points(state, CELL + cell)
     state[GRID + cell] = -1
     state[CELL + cell] = 0
 
@@ -211,13 +187,14 @@ def go_out(state: np.ndarray, cfg: np.ndarray, seat: int) -> None:
 @njit(cache=True)
 def outcome(state: np.ndarray, cfg: np.ndarray, points: np.ndarray,
             winners: np.ndarray) -> None:
-    """Final points per seat and the winners (most points, then most cards, else shared)."""
+    """Final points per seat and the winners (:func:`~card_envs.isflak.queries.find_winners`:
+    most points, then most cards, else shared)."""
     n = cfg[C_PLAYERS]
     key2 = np.empty(n, np.float64)
     for p in range(n):
         points[p] = state[SCORE + p]
         key2[p] = state[PCOUNT + p]
-    winners_by_keys(points, key2, n, winners)
+    find_winners(points, key2, n, winners)
 
 
 @njit(cache=True, inline="always")
@@ -254,7 +231,7 @@ def _step_placement(state: np.ndarray, cfg: np.ndarray, p: int, nxt: int, action
     placed = state[PLACED]
     slot = p * peng + placed // n
     state[PEN + slot] = action
-    state[CELL + action] += ((p + 1) << OWN_SHIFT) - F_FREE  # free -> owned by p
+    occupy(state, CELL + action, p + 1)  # free -> owned by p
     placed += 1
     state[PLACED] = placed
     if placed < n * peng:
@@ -268,13 +245,11 @@ def _step_placement(state: np.ndarray, cfg: np.ndarray, p: int, nxt: int, action
 def _step_movement(state: np.ndarray, cfg: np.ndarray, p: int, nxt: int, action: int,
                    rewards: np.ndarray) -> int:
     """Seat ``p`` slides a penguin along a ray; it takes the card the penguin left."""
-    peng = cfg[C_PENG]
-    a = action - MOVE0
-    slot = p * peng + a // MOVES_PER_PENGUIN
+    slot = p * cfg[C_PENG] + move_slot(action)
     frm = state[PEN + slot]
-    to = RAY[frm * MOVES_PER_PENGUIN + a % MOVES_PER_PENGUIN]
+    to = move_target(frm, action)
     take(state, p, frm)
-    state[CELL + to] += ((p + 1) << OWN_SHIFT) - F_FREE  # free -> owned by p
+    occupy(state, CELL + to, p + 1)  # free -> owned by p
     state[PEN + slot] = to
     return advance(state, cfg, nxt, rewards)
 
@@ -290,30 +265,3 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
     if state[PHASE] == P_PLACE:
         return _step_placement(state, cfg, p, nxt, action, rewards)
     return _step_movement(state, cfg, p, nxt, action, rewards)
-
-
-@njit(cache=True)
-def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> None:
-    """Write ``seat``'s observation (layout in ``card_envs.isflak.env``); seats are relative,
-    the observer first. Everything is public."""
-    n = cfg[C_PLAYERS]
-    peng = cfg[C_PENG]
-    for c in range(CELLS):
-        x = state[CELL + c]
-        obs[OBS_POINTS + c] = (x >> PTS_SHIFT) - 1
-        o = (x >> OWN_SHIFT) & OWN_MASK  # owner seat + 1 -> 1 + relative seat; 0 stays 0
-        obs[OBS_OWNER + c] = rel_seat(o - 1, seat, n) + 1 if o else 0
-    j = OBS_SEATS
-    q = seat
-    for _ in range(n):
-        for k in range(peng):
-            obs[j] = state[PEN + q * peng + k]
-            j += 1
-        obs[j + SEAT_OUT] = state[OUT + q]
-        obs[j + SEAT_SCORE] = state[SCORE + q]
-        obs[j + SEAT_CARDS] = state[PCOUNT + q]
-        j += SEAT_FIELDS
-        q = q + 1 if q + 1 < n else 0
-    obs[j + T_PHASE] = state[PHASE]
-    obs[j + T_TO_ACT] = rel_seat(state[CUR], seat, n)
-    obs[j + T_PLACED] = state[PLACED]

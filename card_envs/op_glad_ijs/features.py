@@ -5,11 +5,12 @@ in the middle, and what it wins on the middle's size and on the other slaps' cla
 MLP on the flat observation (per-type middle counts) has to rediscover the judging rule for
 every one of the ``1 + T + T(T+1)/2`` actions. :func:`fill` states these facts per action,
 computed by the game's own kernels from the observation alone (layout:
-``card_envs.op_glad_ijs.env``): the observed middle counts are replayed through
-``piles.count_add`` into a scratch array holding the middle's derived fields (per-type counts,
-present types, animals / habitats on normal cards, right-habitat cards; the header reads
-"running"), on which ``rules.legal_mask``, ``judge.visible``, ``judge.judge`` and
-``judge.target_exists`` run unchanged. Nothing is an evaluation: no weights, no heuristic.
+``card_envs.op_glad_ijs.env``): the observed middle counts are replayed into a scratch array
+holding the middle's derived fields (``queries.middle_from_counts``: per-type counts, present
+types, animals / habitats on normal cards, right-habitat cards, size; the header reads
+"running"), on which ``rules.legal_mask`` and the rule queries (``queries.visible``,
+``judge``, ``best_slaps``, ``slap_gain``, ``pairs_available``, ``target_exists``) run
+unchanged. Nothing is an evaluation: no weights, no heuristic.
 
 Per action (``ACTION_FEATURES``, ``F = 11``, in action order; all 0 for illegal actions):
 
@@ -18,7 +19,7 @@ Per action (``ACTION_FEATURES``, ``F = 11``, in action order; all 0 for illegal 
 | ``legal``   | the action mask of the seat to act: pass, slaps of cards in the middle; all |
 |             | 0 once the observer has chosen in this window or the game is over (empty    |
 |             | middle); a seat still waiting in the window sees the slaps it will have     |
-| ``pass``    | class one-hot of the judge (``judge.J_*``): pass                           |
+| ``pass``    | class one-hot of the judge (``layout.J_*``): pass                          |
 | ``right``   | one hand on a right-habitat card (correct, priority 1)                     |
 | ``animals`` | one hand on a 2-animals card whose animals' habitats are visible (prio 2)  |
 | ``habitats``| one hand on a 2-habitats card whose habitats' animals are visible (prio 3) |
@@ -39,7 +40,7 @@ Global features (``GLOBAL_FEATURES``, ``G = 57`` for every player count and vari
 | name                      | meaning                                                       |
 |---------------------------|---------------------------------------------------------------|
 | ``middle``                | cards in the middle / 10                                      |
-| ``target``                | the middle holds a correct target (``judge.target_exists``)   |
+| ``target``                | the middle holds a correct target (``queries.target_exists``) |
 | ``best_<class>``          | one-hot of the highest correct class available (right,        |
 |                           | animals, habitats, pair; all 0 if none)                       |
 | ``right_cards``,           | right-habitat, 2-animals, 2-habitats cards in the middle / 2  |
@@ -59,8 +60,9 @@ Global features (``GLOBAL_FEATURES``, ``G = 57`` for every player count and vari
 | ``known_<r>``             | seats): draw pile, won pile, public bottom cards, each / (cards |
 |                           | / seats)                                                      |
 
-Animals / habitats follow ``deck.ANIMALS`` / ``deck.HABITATS``. Any player count, variant and
-custom deck (everything is read from ``cfg``). A shaping potential is not defined here.
+Animals / habitats follow ``parts.deck.ANIMALS`` / ``parts.deck.HABITATS``. Any player count,
+variant and custom deck (everything is read from ``cfg``). A shaping potential is not defined
+here.
 """
 
 from __future__ import annotations
@@ -70,18 +72,6 @@ import numpy as np
 from card_envs.core.game import Game
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS
-from card_envs.op_glad_ijs.deck import ANIMALS, HABITATS
-from card_envs.op_glad_ijs.judge import (
-    J_ANIMALS,
-    J_FAULT,
-    J_HABITATS,
-    J_PAIR,
-    J_PASS,
-    J_RIGHT,
-    judge,
-    target_exists,
-    visible,
-)
 from card_envs.op_glad_ijs.layout import (
     A_ONE,
     A_PASS,
@@ -92,12 +82,17 @@ from card_envs.op_glad_ijs.layout import (
     CT_KIND,
     G_N,
     G_T,
-    KCOUNT,
+    J_ANIMALS,
+    J_FAULT,
+    J_HABITATS,
+    J_PAIR,
+    J_PASS,
+    J_RIGHT,
     KIND_ANIMALS,
     KIND_HABITATS,
     MAX_PLAYERS,
     MAX_WINDOWS,
-    MCOUNT,
+    MLEN,
     NRIGHT,
     NUM_ANIMALS,
     O_CHOSEN,
@@ -114,8 +109,19 @@ from card_envs.op_glad_ijs.layout import (
     S_WON,
     SEAT_FIELDS,
 )
-from card_envs.op_glad_ijs.piles import count_add
-from card_envs.op_glad_ijs.rules import legal_mask, pair_base_nb
+from card_envs.op_glad_ijs.parts.deck import ANIMALS, HABITATS
+from card_envs.op_glad_ijs.parts.piles import count_add
+from card_envs.op_glad_ijs.queries import (
+    best_slaps,
+    judge,
+    middle_from_counts,
+    pair_base_nb,
+    pairs_available,
+    slap_gain,
+    target_exists,
+    visible,
+)
+from card_envs.op_glad_ijs.rules import legal_mask
 
 __all__ = ["ACTION_FEATURES", "CLASS_NAMES", "GLOBAL_FEATURES", "dims", "fill", "potential"]
 
@@ -169,27 +175,6 @@ def dims(game: Game) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _legal_actions(mid: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> int:
-    """Write the legal slaps of the middle ``mid`` (the enumeration of ``rules.legal_mask``:
-    one hand per present type, two hands per present pair) into ``out``; returns how many."""
-    T = cfg[G_T]
-    k = mid[PLEN]
-    c = 0
-    for i in range(k):
-        t = mid[PLIST + i]
-        out[c] = A_ONE + t
-        c += 1
-        base = pair_base_nb(t, T)
-        if mid[MCOUNT + t] > 1:
-            out[c] = base + t
-            c += 1
-        for j in range(i + 1, k):
-            out[c] = base + mid[PLIST + j]
-            c += 1
-    return c
-
-
-@njit(cache=True)
 def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) -> None:
     """Write ``glob`` (``(G,)``) and ``act`` (``(F, A)``, feature-major) of one observation
     ``obs`` (module docstring)."""
@@ -199,29 +184,18 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     glob[:] = 0.0
     act[:, :] = 0.0
     # the middle's derived fields, rebuilt by the pile kernel from the observed counts
-    mid = np.zeros(KCOUNT, np.int32)
-    m = 0
+    mid = middle_from_counts(obs[OBS_MIDDLE:OBS_MIDDLE + T], cfg)
+    m = mid[MLEN]
     n2a = 0  # 2-animals cards
     n2h = 0  # 2-habitats cards
     for t in range(T):
-        c = obs[OBS_MIDDLE + t]
-        for _ in range(c):
-            count_add(mid, cfg, t, 1)
-        m += c
         kind = cfg[CT_KIND + t]
         if kind == KIND_ANIMALS:
-            n2a += c
+            n2a += obs[OBS_MIDDLE + t]
         elif kind == KIND_HABITATS:
-            n2h += c
+            n2h += obs[OBS_MIDDLE + t]
     va, vh = visible(mid)
-    k = mid[PLEN]  # types present: k one-hand slaps, at most k(k+1)/2 pairs
-    acts = np.empty(k + k * (k + 1) // 2, np.int32)
-    na = _legal_actions(mid, cfg, acts)
-    best = J_FAULT
-    for i in range(na):
-        j = judge(mid, cfg, acts[i], va, vh)
-        if j < best:
-            best = j
+    best = best_slaps(mid, cfg)[1]
     # global features
     glob[G_MIDDLE] = m / 10.0
     glob[G_TARGET] = 1.0 if target_exists(mid, cfg) else 0.0
@@ -262,29 +236,31 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     legal_mask(mid, cfg, act[F_LEGAL])
     act[F_CLASS + J_PASS, A_PASS] = 1.0
     again_ok = window + 1 < MAX_WINDOWS
-    for i in range(na):
-        a = acts[i]
-        j = judge(mid, cfg, a, va, vh)
-        act[F_CLASS + j, a] = 1.0
-        if j == J_FAULT:
-            act[F_GAIN, a] = -0.1 if own_won > 0 else 0.0
-            continue
-        act[F_OUTRANKED, a] = 1.0 if j > best else 0.0
-        if j != J_PAIR:  # a correct one-hand slap wins the whole middle
-            act[F_GAIN, a] = m / 10.0
-            continue
-        act[F_GAIN, a] = 0.2
-        t = cfg[CA + a]
-        u = cfg[CB + a]
-        ct = mid[MCOUNT + t]
-        avail = ct // 2 if t == u else min(ct, mid[MCOUNT + u])
-        act[F_SPLIT, a] = 1.0 if avail == 1 else 0.0
-        if again_ok:
-            count_add(mid, cfg, t, -1)
-            count_add(mid, cfg, u, -1)
-            act[F_AGAIN, a] = 1.0 if target_exists(mid, cfg) else 0.0
-            count_add(mid, cfg, u, 1)
-            count_add(mid, cfg, t, 1)
+    k = mid[PLEN]
+    for i in range(k):  # the slaps on present types; the mask says which are legal
+        first = mid[PLIST + i]
+        base = pair_base_nb(first, T)
+        for jj in range(i - 1, k):  # i - 1: one hand on first; else two hands, with type jj
+            a = A_ONE + first if jj < i else base + mid[PLIST + jj]
+            if act[F_LEGAL, a] == 0.0:
+                continue
+            j = judge(mid, cfg, a, va, vh)
+            act[F_CLASS + j, a] = 1.0
+            act[F_GAIN, a] = slap_gain(mid, j, own_won) / 10.0
+            if j == J_FAULT:
+                continue
+            act[F_OUTRANKED, a] = 1.0 if j > best else 0.0
+            if j != J_PAIR:  # a correct one-hand slap wins the whole middle
+                continue
+            t = cfg[CA + a]
+            u = cfg[CB + a]
+            act[F_SPLIT, a] = 1.0 if pairs_available(mid, t, u) == 1 else 0.0
+            if again_ok:
+                count_add(mid, cfg, t, -1)
+                count_add(mid, cfg, u, -1)
+                act[F_AGAIN, a] = 1.0 if target_exists(mid, cfg) else 0.0
+                count_add(mid, cfg, u, 1)
+                count_add(mid, cfg, t, 1)
 
 
 #: the shaping potential's scale: a lead of this many won cards is worth 1

@@ -1,11 +1,13 @@
 """Op Glad IJs layout: the state, config, observation and action encodings (constants only).
 
 Every module that reads the arrays imports its offsets from here (the ``njit`` kernels of
-``rules``, ``piles``, ``judge`` and ``resolve``, the Python codecs, the agents, the features,
-the tests). numba freezes these globals into the compiled kernels; this file names ``njit``
-so that ``card_envs.core.jit.source_hash`` counts it and an edit here recompiles them.
+``rules``, ``observe``, ``queries``, ``parts.piles`` and ``parts.resolve``, the Python codecs,
+the agents, the features, the tests). numba freezes these globals into the compiled kernels;
+this file names ``njit`` so that ``card_envs.core.jit.source_hash`` counts it and an edit here
+recompiles them.
 
-Cards are stored as *type* indices ``0..T-1`` of the configuration (``deck.configured_types``).
+Cards are stored as *type* indices ``0..T-1`` of the configuration
+(``parts.deck.configured_types``).
 
 Config (int32, built by ``OpGladIJsGame.configure``): the shared header, then ``G_T`` (types),
 ``G_N`` (cards), ``G_MAXT`` (cut-off), and tables of ``MAX_TYPES`` entries per type
@@ -75,6 +77,9 @@ NUM_ANIMALS = 6  # animals, and habitats (habitat i is animal i's own)
 # card kinds (CT_KIND)
 KIND_NORMAL, KIND_RIGHT, KIND_ANIMALS, KIND_HABITATS = 0, 1, 2, 3
 KIND_NAMES = ("normal", "right_habitat", "two_animals", "two_habitats")
+
+# judgement classes of a slap (``queries.judge``), in priority order of the correct ones
+J_PASS, J_RIGHT, J_ANIMALS, J_HABITATS, J_PAIR, J_FAULT = 0, 1, 2, 3, 4, 5
 
 # reward modes (C_REWARD) and phases (PHASE)
 REWARD_MODES = ("win", "points", "cards")

@@ -1,11 +1,11 @@
 """Op Glad IJs rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O).
 
 The kernels of the engine protocol (``card_envs.core.game``): ``init``, ``legal_mask``,
-``step``, ``observe``, ``outcome``. ``step`` dispatches on the phase to one helper per phase
-(only ``react`` takes actions). The state, config, observation and action layouts are in
-``card_envs.op_glad_ijs.layout`` (all its names are importable from here too); the pile
-kernels are in ``piles``, judging in ``judge``, the resolution of a window in ``resolve``.
-Rules: ``docs/rules/op_glad_ijs.md``.
+``step``, ``outcome`` (``observe`` is in ``observe``). ``step`` dispatches on the phase to one
+helper per phase (only ``react`` takes actions). The state, config, observation and action
+layouts are in ``card_envs.op_glad_ijs.layout``; the pile kernels are in ``parts.piles``,
+judging and the other rule queries in ``queries``, the resolution of a window in
+``parts.resolve``. Rules: ``docs/rules/op_glad_ijs.md``.
 """
 
 from __future__ import annotations
@@ -27,30 +27,14 @@ from card_envs.core.kernels import (
     ST_REWARD,
     ST_TRUNC,
     STEPS,
-    rel_seat,
     rng_int,
     shuffle_prefix,
     terminal_rewards,
-    winners_by_keys,
 )
-from card_envs.op_glad_ijs import layout as L
-from card_envs.op_glad_ijs.judge import (  # noqa: F401 (importable from here)
-    J_ANIMALS,
-    J_FAULT,
-    J_HABITATS,
-    J_PAIR,
-    J_PASS,
-    J_RIGHT,
-    judge,
-    target_exists,
-)
-from card_envs.op_glad_ijs.layout import *  # noqa: F403 (the layout, importable from here)
 from card_envs.op_glad_ijs.layout import (
     A_ONE,
     A_PASS,
-    CA,
     CARDS,
-    CB,
     CHOICE,
     CT_COUNT,
     DBOT,
@@ -60,24 +44,13 @@ from card_envs.op_glad_ijs.layout import (
     G_N,
     G_T,
     GAIN,
-    KCOUNT,
-    KNOWN,
     LAST,
-    LAST_TURNED,
     MAX_PLAYERS,
     MAX_WINDOWS,
     MCOUNT,
     MHEAD,
     MTAIL,
     NEXT,
-    O_CHOSEN,
-    O_LAST_TURNED,
-    O_OWN,
-    O_SEATS,
-    O_TURNED_BY,
-    O_TURNER,
-    O_WINDOW,
-    OBS_MIDDLE,
     OHEAD,
     OTAIL,
     P_END,
@@ -85,26 +58,16 @@ from card_envs.op_glad_ijs.layout import (
     PLEN,
     PLIST,
     REWARD_CARDS,
-    S_DRAW,
-    S_KNOWN,
-    S_LAST,
-    S_WON,
-    S_WON_TOP,
-    SEAT_FIELDS,
     STATE_SIZE,
     TURNED,
-    TURNED_BY,
     TURNER,
     WINDOW,
     WLEN,
     WTOP,
 )
-from card_envs.op_glad_ijs.piles import middle_out, turn_card
-from card_envs.op_glad_ijs.resolve import resolve
-
-# the layout's encoding functions, compiled for kernels (here and in the agents' policies)
-pair_base_nb = njit(cache=True, inline="always")(L.pair_base)
-obs_known_nb = njit(cache=True, inline="always")(L.obs_known)
+from card_envs.op_glad_ijs.parts.piles import middle_out, turn_card
+from card_envs.op_glad_ijs.parts.resolve import resolve
+from card_envs.op_glad_ijs.queries import pair_base_nb, scores, target_exists
 
 
 @njit(cache=True)
@@ -178,13 +141,7 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
 def outcome(state: np.ndarray, cfg: np.ndarray, points: np.ndarray,
             winners: np.ndarray) -> None:
     """Points = won-pile size; most cards wins, a tie is a shared win."""
-    n = cfg[C_PLAYERS]
-    key1 = np.empty(n, np.float64)
-    key2 = np.zeros(n, np.float64)
-    for p in range(n):
-        points[p] = state[WLEN + p]
-        key1[p] = state[WLEN + p]
-    winners_by_keys(key1, key2, n, winners)
+    scores(state[WLEN:WLEN + cfg[C_PLAYERS]], points, winners)
 
 
 @njit(cache=True)
@@ -265,38 +222,3 @@ def _end_game(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray, trunc: bo
         outcome(state, cfg, points, winners)
         terminal_rewards(cfg[C_REWARD], points, winners, n, rewards)
     return ST_DONE | ST_REWARD | (ST_TRUNC if trunc else 0)
-
-
-@njit(cache=True)
-def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> None:
-    """Write ``seat``'s observation (layout in ``card_envs.op_glad_ijs.env``); seats are
-    relative, the observer first. Other seats' pending choices and the order of the unknown
-    part of every draw pile are not shown."""
-    n = cfg[C_PLAYERS]
-    T = cfg[G_T]
-    for t in range(T):
-        obs[OBS_MIDDLE + t] = state[MCOUNT + t]
-    obs[T + O_LAST_TURNED] = state[LAST_TURNED]
-    obs[T + O_WINDOW] = state[WINDOW]
-    obs[T + O_TURNED_BY] = rel_seat(state[TURNED_BY], seat, n)
-    obs[T + O_TURNER] = rel_seat(state[TURNER], seat, n)
-    a = state[CHOICE + seat]
-    obs[T + O_CHOSEN] = 1 if a >= 0 else 0
-    obs[T + O_OWN] = cfg[CA + a] if a > A_PASS else -1
-    obs[T + O_OWN + 1] = cfg[CB + a] if a > A_PASS else -1
-    kb = obs_known_nb(n, T)
-    for t in range(T):
-        obs[kb + t] = state[KCOUNT + t]
-    k = T + O_SEATS
-    q = seat
-    for _ in range(n):
-        w = state[WLEN + q]
-        obs[k + S_DRAW] = state[DLEN + q]
-        obs[k + S_WON] = w
-        obs[k + S_WON_TOP] = state[CARDS + 2 * state[WTOP + q]] if w > 0 else -1
-        obs[k + S_KNOWN] = state[KNOWN + q]
-        la = state[LAST + q]
-        obs[k + S_LAST] = cfg[CA + la] if la > A_PASS else -1
-        obs[k + S_LAST + 1] = cfg[CB + la] if la > A_PASS else -1
-        k += SEAT_FIELDS
-        q = q + 1 if q + 1 < n else 0

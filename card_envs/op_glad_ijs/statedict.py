@@ -1,82 +1,61 @@
 """Op Glad IJs state-dict codec, consistency check and determinization (schema: ``env.py``).
 
-The Python side of the linked piles (``card_envs.op_glad_ijs.layout``): reading a pile's slots
-and types, linking piles into free slots, and recomputing the middle's derived counts.
-``OpGladIJsGame`` delegates ``fields_to_dict``, ``fields_from_dict``, ``check_state`` and
-``resample`` to the functions of the same names here.
+``fields_to_dict``, ``fields_from_dict``, ``check_state`` and ``resample`` of the game-folder
+contract (``card_envs.core.game.Game`` dispatches to them); the linked piles are read and
+written by ``parts.linked``, the middle's derived counts recomputed by :func:`derive`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from card_envs.core.checks import int_in as _int_in
 from card_envs.core.checks import requirer, short_repr
 from card_envs.core.errors import StateDictError
+from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
 from card_envs.op_glad_ijs import layout as L
 from card_envs.op_glad_ijs import rules as R
-
-if TYPE_CHECKING:
-    from card_envs.op_glad_ijs.game import OpGladIJsGame
+from card_envs.op_glad_ijs.parts.linked import (
+    draw_pile,
+    draw_slots,
+    link,
+    middle,
+    out_cards,
+    slots,
+    types,
+    won_pile,
+)
+from card_envs.op_glad_ijs.queries import pending_hidden
 
 _require = requirer("op_glad_ijs")
 
 
-# --- piles ---------------------------------------------------------------------------------
-def slots(state: np.ndarray, head: int, length: int) -> list[int]:
-    """The card slots of the pile whose first slot is ``state[head]`` and which holds
-    ``state[length]`` cards, in link order; raises :class:`StateDictError` for broken links."""
-    out = []
-    s = int(state[head])
-    for _ in range(max(0, min(int(state[length]), L.MAX_CARDS + 1))):
-        _require(0 <= s < L.MAX_CARDS, "broken pile links")
-        out.append(s)
-        s = int(state[L.NEXT + 2 * s])
-    _require(s == -1, "broken pile links")
-    return out
-
-
-def types(state: np.ndarray, slot_list: list[int]) -> list[int]:
-    """The card types in ``slot_list``."""
-    return [int(state[L.CARDS + 2 * s]) for s in slot_list]
-
-
-def link(state: np.ndarray, type_list: list[int], slot: int) -> tuple[int, int]:
-    """Store ``type_list`` (in link order) in slots ``slot, slot + 1, ...`` linked in that
-    order; returns the first and last slot (-1, -1 if empty)."""
-    k = len(type_list)
-    for i, t in enumerate(type_list):
-        state[L.CARDS + 2 * (slot + i)] = t
-        state[L.NEXT + 2 * (slot + i)] = slot + i + 1 if i + 1 < k else -1
-    return (slot, slot + k - 1) if k else (-1, -1)
-
-
 # --- the codec -----------------------------------------------------------------------------
-def fields_to_dict(g: OpGladIJsGame, state: np.ndarray, observer: int | None) -> dict[str, Any]:
+def fields_to_dict(game: Game, state: np.ndarray, observer: int | None) -> dict[str, Any]:
     """The game's state-dict fields; with ``observer``, what that seat may know."""
-    n, c = g.num_players, g.codes
+    n, c = game.num_players, game.codes
     draws = []
     for q in range(n):
-        pile = g.draw_pile(state, q)
+        pile = draw_pile(state, q)
         kn = int(state[L.KNOWN + q])
         codes = [c[t] if (observer is None or i < kn) else None for i, t in enumerate(pile)]
         draws.append(codes[::-1])  # top first
     choices = [None if state[L.CHOICE + q] < 0 else int(state[L.CHOICE + q])
                for q in range(n)]
     if observer is not None:
-        for q in g.pending_hidden(state, observer):
+        for q in pending_hidden(state, observer):
             choices[q] = None
     lt = int(state[L.LAST_TURNED])
     return {
-        "middle": [c[t] for t in g.middle(state)],
+        "middle": [c[t] for t in middle(state)],
         "draw_piles": draws,
         "known_bottom": [int(state[L.KNOWN + q]) for q in range(n)],
-        "won_piles": [[c[t] for t in g.won_pile(state, q)] for q in range(n)],
-        "out": [c[t] for t in g.out_cards(state)],
+        "won_piles": [[c[t] for t in won_pile(state, q)] for q in range(n)],
+        "out": [c[t] for t in out_cards(state)],
         "turner": int(state[L.TURNER]),
         "turned_by": int(state[L.TURNED_BY]),
         "window": int(state[L.WINDOW]),
@@ -89,31 +68,31 @@ def fields_to_dict(g: OpGladIJsGame, state: np.ndarray, observer: int | None) ->
     }
 
 
-def _codes(g: OpGladIJsGame, xs: Any, what: str) -> list[int]:
+def _codes(game: Game, xs: Any, what: str) -> list[int]:
     if not isinstance(xs, list):
         raise StateDictError(f"{what} must be a list of card codes")
     out = []
     for x in xs:
-        if not isinstance(x, str) or x not in g.code_index:
+        if not isinstance(x, str) or x not in game.code_index:
             raise StateDictError(f"{what}: unknown card code {short_repr(x)} for this deck")
-        out.append(g.code_index[x])
+        out.append(game.code_index[x])
     return out
 
 
-def fields_from_dict(g: OpGladIJsGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+def fields_from_dict(game: Game, state: np.ndarray, d: Mapping[str, Any]) -> None:
     """Write the game's fields of state dict ``d`` into ``state`` (piles linked into the card
     slots in a fixed order, derived counts recomputed)."""
-    n = g.num_players
-    mid = _codes(g, d["middle"], "middle")
+    n = game.num_players
+    mid = _codes(game, d["middle"], "middle")
     draws, wons = d["draw_piles"], d["won_piles"]
     for name, v in (("draw_piles", draws), ("won_piles", wons), ("known_bottom",
                     d["known_bottom"]), ("choices", d["choices"]),
                     ("last_slaps", d["last_slaps"]), ("last_gains", d["last_gains"])):
         if not isinstance(v, list) or len(v) != n:
             raise StateDictError(f"{name} must have {n} entries")
-    outs = _codes(g, d["out"], "out")
-    dps = [_codes(g, draws[q], "draw_piles")[::-1] for q in range(n)]  # bottom first
-    wps = [_codes(g, wons[q], "won_piles") for q in range(n)]  # bottom first
+    outs = _codes(game, d["out"], "out")
+    dps = [_codes(game, draws[q], "draw_piles")[::-1] for q in range(n)]  # bottom first
+    wps = [_codes(game, wons[q], "won_piles") for q in range(n)]  # bottom first
     if len(mid) + len(outs) + sum(map(len, dps)) + sum(map(len, wps)) > L.MAX_CARDS:
         raise StateDictError("too many cards")
     slot = 0
@@ -135,39 +114,39 @@ def fields_from_dict(g: OpGladIJsGame, state: np.ndarray, d: Mapping[str, Any]) 
         state[L.KNOWN + q] = _int_in(d["known_bottom"][q], 0, len(dp), "known_bottom")
         ch, la = d["choices"][q], d["last_slaps"][q]
         state[L.CHOICE + q] = -1 if ch is None else \
-            _int_in(ch, 0, g.num_actions - 1, "choice")
+            _int_in(ch, 0, game.num_actions - 1, "choice")
         state[L.LAST + q] = -1 if la is None else \
-            _int_in(la, 0, g.num_actions - 1, "last_slaps entry")
-        state[L.GAIN + q] = _int_in(d["last_gains"][q], -1, g.N, "last_gains entry")
+            _int_in(la, 0, game.num_actions - 1, "last_slaps entry")
+        state[L.GAIN + q] = _int_in(d["last_gains"][q], -1, game.N, "last_gains entry")
     for q in range(n, L.MAX_PLAYERS):
         state[L.CHOICE + q] = -1
         state[L.LAST + q] = -1
     state[L.TURNER] = _int_in(d["turner"], 0, n - 1, "turner")
     state[L.TURNED_BY] = _int_in(d["turned_by"], 0, n - 1, "turned_by")
     state[L.WINDOW] = _int_in(d["window"], 0, L.MAX_WINDOWS - 1, "window")
-    state[L.TURNED] = _int_in(d["turned_count"], 1, g.max_turned, "turned_count")
+    state[L.TURNED] = _int_in(d["turned_count"], 1, game.max_turned, "turned_count")
     lt = d["last_turned"]
-    if not isinstance(lt, str) or lt not in g.code_index:
+    if not isinstance(lt, str) or lt not in game.code_index:
         raise StateDictError(f"last_turned must be a card code, got {short_repr(lt)}")
-    state[L.LAST_TURNED] = g.code_index[lt]
-    derive(g, state)
+    state[L.LAST_TURNED] = game.code_index[lt]
+    derive(game, state)
 
 
-def derive(g: OpGladIJsGame, state: np.ndarray) -> None:
+def derive(game: Game, state: np.ndarray) -> None:
     """Recompute the derived fields: the middle's per-type / per-animal / per-habitat counts,
     its sorted list of present types, the per-type counts of public bottom cards."""
     for off, size in ((L.MCOUNT, L.MAX_TYPES), (L.NA, L.NUM_ANIMALS), (L.NH, L.NUM_ANIMALS),
                       (L.NRIGHT, 1), (L.KCOUNT, L.MAX_TYPES), (L.PLEN, 1),
                       (L.PLIST, L.MAX_TYPES)):
         state[off:off + size] = 0
-    tables = g.cfg
-    present = sorted(set(g.middle(state)))
+    tables = game.cfg
+    present = sorted(set(middle(state)))
     state[L.PLEN] = len(present)
     state[L.PLIST:L.PLIST + len(present)] = present
-    for q in range(g.num_players):
-        for t in g.draw_pile(state, q)[:int(state[L.KNOWN + q])]:
+    for q in range(game.num_players):
+        for t in draw_pile(state, q)[:int(state[L.KNOWN + q])]:
             state[L.KCOUNT + t] += 1
-    for t in g.middle(state):
+    for t in middle(state):
         state[L.MCOUNT + t] += 1
         k = tables[L.CT_KIND + t]
         if k == L.KIND_RIGHT:
@@ -180,20 +159,20 @@ def derive(g: OpGladIJsGame, state: np.ndarray) -> None:
                     state[L.NH + i] += 1
 
 
-def legal_mask(g: OpGladIJsGame, state: np.ndarray) -> np.ndarray:
+def legal_mask(game: Game, state: np.ndarray) -> np.ndarray:
     """The kernel's legal mask of the seat to act."""
-    mask = np.zeros(g.num_actions, np.int8)
-    R.legal_mask(state, g.cfg, mask)
+    mask = np.zeros(game.num_actions, np.int8)
+    R.legal_mask(state, game.cfg, mask)
     return mask
 
 
 # --- consistency ---------------------------------------------------------------------------
-def check_state(g: OpGladIJsGame, state: np.ndarray) -> None:
+def check_state(game: Game, state: np.ndarray) -> None:
     """Raise :class:`StateDictError` unless ``state`` is a position the rules can reach:
     derived counts, pile links, card conservation, the phase, the pending choices."""
-    n, T = g.num_players, g.T
+    n, T = game.num_players, game.T
     d = state.copy()
-    derive(g, d)
+    derive(game, d)
     _require(np.array_equal(d, state), "middle counts do not match the middle")
     lens = [int(state[L.MLEN]), int(state[L.OLEN])]
     for q in range(L.MAX_PLAYERS):
@@ -205,7 +184,7 @@ def check_state(g: OpGladIJsGame, state: np.ndarray) -> None:
     _require(state[L.OTAIL] == (outs[-1] if outs else -1), "bad out tail")
     used = mids + outs
     for q in range(n):
-        ds = g.draw_slots(state, q)
+        ds = draw_slots(state, q)
         _require(state[L.DBOT + q] == (ds[0] if ds else -1), "bad draw pile bottom")
         used += ds + slots(state, L.WTOP + q, L.WLEN + q)
         _require(0 <= state[L.KNOWN + q] <= state[L.DLEN + q], "known_bottom > pile")
@@ -218,11 +197,11 @@ def check_state(g: OpGladIJsGame, state: np.ndarray) -> None:
     cards = types(state, used)
     _require(all(0 <= t < T for t in cards), "unknown card type")
     counts = np.bincount(np.asarray(cards, np.int64), minlength=T)
-    _require(np.array_equal(counts, g.counts), "cards not conserved (per type)")
+    _require(np.array_equal(counts, game.counts), "cards not conserved (per type)")
     _require(0 <= state[L.LAST_TURNED] < T, "last_turned out of range")
-    _require(1 <= state[L.TURNED] <= g.max_turned, "turned_count out of range")
+    _require(1 <= state[L.TURNED] <= game.max_turned, "turned_count out of range")
     for q in range(L.MAX_PLAYERS):
-        _require(-1 <= state[L.LAST + q] < g.num_actions, "bad last slap")
+        _require(-1 <= state[L.LAST + q] < game.num_actions, "bad last slap")
     _require(0 <= state[L.TURNER] < n and 0 <= state[L.TURNED_BY] < n, "bad turner")
     phase, cur, done = int(state[PHASE]), int(state[CUR]), int(state[DONE])
     _require((done != 0) == (phase == L.P_END), "phase 'end' iff the game is over")
@@ -233,38 +212,38 @@ def check_state(g: OpGladIJsGame, state: np.ndarray) -> None:
         left = sum(int(state[L.DLEN + q]) for q in range(n))
         _require((done == DONE_TRUNCATED) == (left > 0), "truncated iff draw cards are left")
         if done == DONE_TRUNCATED:
-            _require(state[L.TURNED] == g.max_turned, "cut off only at max_turned")
+            _require(state[L.TURNED] == game.max_turned, "cut off only at max_turned")
         return
     _require(0 <= cur < n, "current_player must be a seat while the game runs")
     _require(state[L.MLEN] >= 1 and state[L.OLEN] == 0, "running game: middle, no out")
     _require(0 <= state[L.WINDOW] < L.MAX_WINDOWS, "window out of range")
-    mask = legal_mask(g, state)
+    mask = legal_mask(game, state)
     for q in range(L.MAX_PLAYERS):
         c = choices[q]
         if q < cur:
-            _require(0 <= c < g.num_actions and mask[c] == 1,
+            _require(0 <= c < game.num_actions and mask[c] == 1,
                      f"seat {q}: chosen action must be legal")
         else:
             _require(c == -1, f"seat {q} has not chosen yet")
 
 
 # --- determinization -----------------------------------------------------------------------
-def resample(g: OpGladIJsGame, state: np.ndarray, observer: int,
+def resample(game: Game, state: np.ndarray, observer: int,
              rng: np.random.Generator) -> np.ndarray:
     """Redraw the unknown parts of all draw piles (pooled: nobody knows which unknown card
     lies in which pile, nor in which order; the public bottom cards stay), and other seats'
     unresolved choices of this window among the legal actions. The result depends only on
     what ``observer`` knows and on ``rng``."""
     out = state.copy()
-    n = g.num_players
+    n = game.num_players
     unknown = []  # slots of the unknown cards, per pile from the public bottom part up
     for q in range(n):
-        unknown += g.draw_slots(out, q)[int(out[L.KNOWN + q]):]
+        unknown += draw_slots(out, q)[int(out[L.KNOWN + q]):]
     pool = sorted(types(out, unknown))  # sorted: the draw depends on rng alone
     pool = rng.permutation(np.asarray(pool, np.int32)) if pool else pool
     for s, t in zip(unknown, pool):
         out[L.CARDS + 2 * s] = t
-    legal = np.flatnonzero(legal_mask(g, out))
-    for q in g.pending_hidden(out, observer):
+    legal = np.flatnonzero(legal_mask(game, out))
+    for q in pending_hidden(out, observer):
         out[L.CHOICE + q] = int(rng.choice(legal))
     return out

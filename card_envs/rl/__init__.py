@@ -16,10 +16,11 @@ Gymnasium only), :mod:`~card_envs.rl.sb3` (``BatchedVecEnv``, ``PolicyOpponent``
 :mod:`~card_envs.rl.policy` (``MaskedPolicy``, ``ObsFeatures``, ``ActionFeaturePolicy``),
 :mod:`~card_envs.rl.shaping` (``PotentialShaping``), :mod:`~card_envs.rl.selfplay`
 (``SelfPlayPool``, ``AgentOpponent``), :mod:`~card_envs.rl.evaluation` (``evaluate``,
-``plot_history``), :mod:`~card_envs.rl.trainer` (``train``, ``DEFAULTS``, ``policy_spec``). The
-game features the policies read are computed by the games' own compiled code
-(:mod:`card_envs.core.features`), not here. The names below
-are imported on first use, so ``SingleAgentEnv`` works without the ``train`` extra (torch,
+``plot_history``), :mod:`~card_envs.rl.trainer` (``train``, ``DEFAULTS``, ``policy_spec``); the
+package :mod:`~card_envs.rl.rllib` has the RLlib env, PPO configuration, masking modules and
+training run (the ``rllib`` extra). The game features the policies read are computed by the
+games' own compiled code (:mod:`card_envs.core.features`), not here. The names below are
+imported on first use, so ``SingleAgentEnv`` works without the ``train`` extra (torch,
 stable-baselines3, sb3-contrib), which everything else needs.
 """
 

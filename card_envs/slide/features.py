@@ -5,11 +5,12 @@ The interface of :mod:`card_envs.core.features`: :func:`dims` and the per-row ke
 grid is ``obs[0:16]``, codes 0 empty, 1-10 face up, ``FACE_DOWN_CODE`` face down) and writes
 what the observer knows and what each of its actions does to its own grid. Nothing here is a
 judgement (no expected values, no hand-tuned scores): the consequences come from the game's own
-kernels, the push from ``card_envs.slide.board`` (``shift_in``, ``side_ok``) and the points
-from the final scoring rule (``card_envs.slide.scoring.grid_points``) applied to the face-up
-cards. "Face-up points" = what the face-up cards would score if the game ended now with the
-face-down cards absent (face-up cards with an equal face-up orthogonal neighbour count 0).
-"Paired" = face-up cards with an equal face-up neighbour.
+rule queries (``card_envs.slide.queries``): the gap (``gap``), the push (``shift_in``,
+``side_ok``), the pairs (``paired``) and the points from the final scoring rule
+(``grid_points``) applied to the face-up cards. "Face-up points" = what the face-up cards
+would score if the game ended now with the face-down cards absent (face-up cards with an equal
+face-up orthogonal neighbour count 0). "Paired" = face-up cards with an equal face-up
+neighbour.
 
 A pick ``16 + (v-1)*4 + side`` pushes ``v`` into the gap's row or column from ``side``; a
 reveal ``s`` sends the face-down card at ``s`` to the middle (after the reveal phase), leaving
@@ -61,10 +62,8 @@ import numpy as np
 
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS
-from card_envs.slide.board import shift_in, side_ok
 from card_envs.slide.layout import (
     FACE_DOWN_CODE,
-    GRID,
     NUM_VALUES,
     OBS_CUR,
     OBS_MID,
@@ -78,7 +77,7 @@ from card_envs.slide.layout import (
     SLOTS,
     obs_size,
 )
-from card_envs.slide.scoring import grid_points
+from card_envs.slide.queries import gap, grid_points, paired, shift_in, side_ok
 
 __all__ = ["ACTION_FEATURES", "GLOBAL_FEATURES", "dims", "fill", "potential"]
 
@@ -94,44 +93,14 @@ GLOBAL_FEATURES = ("points", "paired", "face_up", "face_down", "round", "reveal_
 
 NEW = SLOTS  # source index of the pushed card in a push map
 # scratch layout (one int32 allocation per row): code grid, grid after, paired before / after,
-# the 4 push maps, a state-shaped buffer for grid_points (the grid at GRID..GRID+15)
+# the 4 push maps
 _G, _H, _PB, _PA, _MAP = 0, SLOTS, 2 * SLOTS, 3 * SLOTS, 4 * SLOTS
-_SC = 8 * SLOTS
-_SCRATCH = _SC + GRID + SLOTS
+_SCRATCH = 8 * SLOTS
 
 
 def dims(game: Any) -> tuple[int, int]:
     """``(G, F)`` of ``game`` (the same for every Slide option)."""
     return len(GLOBAL_FEATURES), len(ACTION_FEATURES)
-
-
-@njit(cache=True)
-def _face_up_points(g: np.ndarray, sc: np.ndarray) -> tuple[int, int]:
-    """(face-up points, face-up cards left) of the code grid ``g``: the final scoring
-    (``grid_points``) with the face-down cards taken out. ``sc``: a state-shaped buffer."""
-    for i in range(SLOTS):
-        x = g[i]
-        sc[GRID + i] = 0 if x == FACE_DOWN_CODE else x
-    return grid_points(sc, 0)
-
-
-@njit(cache=True)
-def _paired(g: np.ndarray, out: np.ndarray) -> int:
-    """``out[i]`` = 1 if the face-up card at ``i`` has an equal orthogonal neighbour; returns
-    how many do."""
-    k = 0
-    for i in range(SLOTS):
-        v = g[i]
-        p = 0
-        if 0 < v < FACE_DOWN_CODE:
-            r = i // 4
-            c = i % 4
-            if (c > 0 and g[i - 1] == v) or (c < 3 and g[i + 1] == v) or \
-                    (r > 0 and g[i - 4] == v) or (r < 3 and g[i + 4] == v):
-                p = 1
-        out[i] = p
-        k += p
-    return k
 
 
 @njit(cache=True)
@@ -165,30 +134,26 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
     h = buf[_H:_H + SLOTS]
     pb = buf[_PB:_PB + SLOTS]
     pa = buf[_PA:_PA + SLOTS]
-    sc = buf[_SC:]
     phase = obs[t + OBS_PHASE]
     to_act = obs[t + OBS_CUR] == 0
-    e = -1
     up = 0
     down = 0
     for i in range(SLOTS):
         x = obs[i]
         g[i] = x
-        if x == 0:
-            if e < 0:
-                e = i
-        elif x == FACE_DOWN_CODE:
+        if x == FACE_DOWN_CODE:
             down += 1
-        else:
+        elif x != 0:
             up += 1
-    pts_now, _ = _face_up_points(g, sc)
-    pairs_now = _paired(g, pb)
+    e = gap(g)
+    pts_now, _ = grid_points(g)
+    pairs_now = paired(g, pb)
     opp_min = 0.0
     opp_sum = 0.0
     for q in range(1, n):
         for i in range(SLOTS):
             h[i] = obs[q * SLOTS + i]
-        p, _ = _face_up_points(h, sc)
+        p, _ = grid_points(h)
         if q == 1 or p < opp_min:
             opp_min = p
         opp_sum += p
@@ -264,8 +229,8 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
             for i in range(SLOTS):
                 src = m[i]
                 h[i] = v if src == NEW else g[src]
-            pts, _ = _face_up_points(h, sc)
-            pairs = _paired(h, pa)
+            pts, _ = grid_points(h)
+            pairs = paired(h, pa)
             formed = 0
             broken = 0
             for i in range(SLOTS):
@@ -297,14 +262,13 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
 def _potential_rows(obs: np.ndarray, n: int, out: np.ndarray) -> None:
     """``out[b]`` = (lowest other face-up points - own face-up points) / 20 of row ``b``."""
     g = np.empty(SLOTS, np.int32)
-    sc = np.zeros(GRID + SLOTS, np.int32)
     for b in range(obs.shape[0]):
         own = 0.0
         best = 0.0
         for q in range(n):
             for i in range(SLOTS):
                 g[i] = obs[b, q * SLOTS + i]
-            p, _ = _face_up_points(g, sc)
+            p, _ = grid_points(g)
             if q == 0:
                 own = p
             elif q == 1 or p < best:

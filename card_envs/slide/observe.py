@@ -1,10 +1,11 @@
-"""Slide's observation kernel (numba): what one seat sees, seats relative to it (layout:
-``card_envs.slide.layout`` ``OBS_*``, table in ``card_envs.slide.env``)."""
+"""Slide's observation: the kernel (numba; what one seat sees, seats relative to it) and its
+bounds (layout: ``card_envs.slide.layout`` ``OBS_*``, table in ``card_envs.slide.env``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.game import Game
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, CUR, PHASE, rel_seat
 from card_envs.slide.layout import (
@@ -22,9 +23,11 @@ from card_envs.slide.layout import (
     OBS_PHASE,
     OBS_ROUND,
     OBS_UNSEEN,
+    P_END,
     P_REVEAL,
     REVEAL,
     ROUND,
+    ROUNDS,
     SLOTS,
 )
 
@@ -62,3 +65,13 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     obs[t + OBS_FIRST] = rel_seat(state[FIRST], seat, n)
     obs[t + OBS_CUR] = rel_seat(state[CUR], seat, n)
     obs[t + OBS_OWN_REVEAL] = state[REVEAL + seat] if state[PHASE] == P_REVEAL else -1
+
+
+def obs_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry lower and upper bounds of the observation for ``game``'s seat count."""
+    n = game.num_players
+    low = np.concatenate([np.zeros(SLOTS * n + 2 * NUM_VALUES), [0, 0, 0, -1, -1]])
+    high = np.concatenate([np.full(SLOTS * n, FACE_DOWN_CODE),
+                           np.full(2 * NUM_VALUES, COPIES),
+                           [P_END, ROUNDS - 1, n - 1, n - 1, SLOTS - 1]])
+    return low, high

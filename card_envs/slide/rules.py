@@ -1,10 +1,10 @@
 """Slide rules as numba kernels over one int32 state array (pure: no PettingZoo, no I/O).
 
 The kernel protocol (``card_envs.core.game``): :func:`init`, :func:`legal_mask`, :func:`step`
-(here), :func:`~card_envs.slide.observe.observe` and :func:`~card_envs.slide.scoring.outcome`
-(re-exported). The state layout, phases and action encoding are in ``card_envs.slide.layout``
-(also re-exported from here, as are the grid kernels of ``card_envs.slide.board``); the rules
-for players are ``docs/rules/slide.md``.
+and :func:`outcome` (here; the observation kernel is ``card_envs.slide.observe``). The state
+layout, phases and action encoding are in ``card_envs.slide.layout``; the grid rules (the
+push, the allowed sides, the final scoring, the winners) are queries of
+``card_envs.slide.queries``; the rules for players are ``docs/rules/slide.md``.
 """
 
 from __future__ import annotations
@@ -27,41 +27,27 @@ from card_envs.core.kernels import (
     shuffle_prefix,
     terminal_rewards,
 )
-from card_envs.slide.board import push, shift_in, side_ok
 from card_envs.slide.layout import (
-    BOTTOM,
     COPIES,
     FACE,
-    FACE_DOWN_CODE,
     FIRST,
     GRID,
-    LEFT,
     MAX_PLAYERS,
     MID,
-    NUM_ACTIONS,
     NUM_VALUES,
     P_END,
     P_PICK,
     P_REVEAL,
     PICK0,
     REVEAL,
-    RIGHT,
     ROUND,
     ROUNDS,
     SLOTS,
     STATE_SIZE,
-    TOP,
-    obs_size,
 )
-from card_envs.slide.observe import observe
-from card_envs.slide.scoring import grid_points, outcome
+from card_envs.slide.queries import seat_points, shift_in, side_ok, winning_seats
 
-__all__ = [
-    "BOTTOM", "COPIES", "FACE", "FACE_DOWN_CODE", "FIRST", "GRID", "LEFT", "MAX_PLAYERS", "MID",
-    "NUM_ACTIONS", "NUM_VALUES", "P_END", "P_PICK", "P_REVEAL", "PICK0", "REVEAL", "RIGHT",
-    "ROUND", "ROUNDS", "SLOTS", "STATE_SIZE", "TOP", "grid_points", "init", "legal_mask",
-    "obs_size", "observe", "outcome", "push", "shift_in", "side_ok", "step",
-]
+__all__ = ["init", "legal_mask", "outcome", "push", "step"]
 
 
 @njit(cache=True)
@@ -110,6 +96,14 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def push(state: np.ndarray, seat: int, empty: int, side: int, value: int) -> None:
+    """Push ``value`` (face up) into ``seat``'s grid from ``side``; shifted cards keep their
+    face."""
+    shift_in(state, GRID + seat * SLOTS, empty, side, value)
+    shift_in(state, FACE + seat * SLOTS, empty, side, 1)
+
+
+@njit(cache=True)
 def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """Apply a legal action of the seat to act. Returns ST_* status bits; ``rewards[:n]`` is
     written when ST_REWARD is set (only at the end of the game)."""
@@ -120,15 +114,24 @@ def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -
 
 
 @njit(cache=True, inline="always")
+def _pass_turn(state: np.ndarray, p: int, n: int) -> bool:
+    """Seat ``p`` has acted: the next seat in order acts (True), unless it holds the
+    first-player token, i.e. every seat has acted in this phase (False, nothing changed)."""
+    nxt = (p + 1) % n
+    if nxt != state[FIRST]:
+        state[CUR] = nxt
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def _step_reveal(state: np.ndarray, cfg: np.ndarray, action: int) -> int:
     """The seat to act chooses face-down slot ``action``; after the last seat, every chosen
     card goes face up to the middle and the pick phase starts."""
     n = cfg[C_PLAYERS]
     p = state[CUR]
     state[REVEAL + p] = action
-    nxt = (p + 1) % n
-    if nxt != state[FIRST]:
-        state[CUR] = nxt
+    if _pass_turn(state, p, n):
         return 0
     for q in range(n):  # everyone has chosen: all picked cards go face up to the middle
         s = GRID + q * SLOTS + state[REVEAL + q]
@@ -149,9 +152,7 @@ def _step_pick(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndar
     v = a // 4
     state[MID + v] -= 1
     push(state, p, state[REVEAL + p], a % 4, v + 1)
-    nxt = (p + 1) % n
-    if nxt != state[FIRST]:
-        state[CUR] = nxt
+    if _pass_turn(state, p, n):
         return 0
     if state[ROUND] + 1 < ROUNDS:
         _next_round(state, n)
@@ -184,3 +185,17 @@ def _finish(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray) -> int:
         points[q] = -points[q]
     terminal_rewards(cfg[C_REWARD], points, winners, n, rewards)
     return ST_DONE | ST_REWARD
+
+
+@njit(cache=True)
+def outcome(state: np.ndarray, cfg: np.ndarray, points: np.ndarray,
+            winners: np.ndarray) -> None:
+    """Final points per seat (lower is better) and the winners (lowest points, then fewest
+    cards, then a shared win)."""
+    n = cfg[C_PLAYERS]
+    cards = np.empty(n, np.float64)
+    for p in range(n):
+        pts, left = seat_points(state, p)
+        points[p] = pts
+        cards[p] = left
+    winning_seats(points, cards, n, winners)

@@ -1,10 +1,11 @@
-"""Slide's state-dict codec, consistency check and determinization (schema: ``env.py``);
-:class:`~card_envs.slide.game.SlideGame` delegates to these functions."""
+"""Slide's state-dict codec, consistency check and determinization (schema: ``env.py``), and
+the ``(n, 4, 4)`` views of the grids the text view reads; the base
+:class:`~card_envs.core.game.Game` dispatches to these functions."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -12,28 +13,26 @@ from card_envs.core.checks import as_bool as _as_bool
 from card_envs.core.checks import int_in as _int_in
 from card_envs.core.checks import requirer
 from card_envs.core.checks import seq as _seq
+from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE, PHASE
 from card_envs.slide import layout as L
-
-if TYPE_CHECKING:
-    from card_envs.slide.game import SlideGame
 
 _require = requirer("slide")
 
 
-def grids(game: SlideGame, state: np.ndarray) -> np.ndarray:
+def grids(game: Game, state: np.ndarray) -> np.ndarray:
     """The ``(n, 4, 4)`` view of the grid values (0 empty, true values also face down)."""
     n = game.num_players
     return state[L.GRID:L.GRID + L.SLOTS * n].reshape(n, 4, 4)
 
 
-def faces(game: SlideGame, state: np.ndarray) -> np.ndarray:
+def faces(game: Game, state: np.ndarray) -> np.ndarray:
     """The ``(n, 4, 4)`` view of the face-up flags."""
     n = game.num_players
     return state[L.FACE:L.FACE + L.SLOTS * n].reshape(n, 4, 4)
 
 
-def pending_hidden(game: SlideGame, state: np.ndarray, observer: int) -> list[int]:
+def pending_hidden(game: Game, state: np.ndarray, observer: int) -> list[int]:
     """Seats whose reveal choice ``observer`` cannot see yet (chosen, not resolved)."""
     if state[PHASE] != L.P_REVEAL:
         return []
@@ -41,7 +40,7 @@ def pending_hidden(game: SlideGame, state: np.ndarray, observer: int) -> list[in
     return [q for q in range(n) if q != observer and state[L.REVEAL + q] >= 0]
 
 
-def fields_to_dict(game: SlideGame, state: np.ndarray, observer: int | None) -> dict[str, Any]:
+def fields_to_dict(game: Game, state: np.ndarray, observer: int | None) -> dict[str, Any]:
     """Slide's state-dict fields (with ``observer``: face-down values and other seats'
     unresolved reveals are ``None``)."""
     n = game.num_players
@@ -61,7 +60,7 @@ def fields_to_dict(game: SlideGame, state: np.ndarray, observer: int | None) -> 
             "reveals": reveals}
 
 
-def fields_from_dict(game: SlideGame, state: np.ndarray, d: Mapping[str, Any]) -> None:
+def fields_from_dict(game: Game, state: np.ndarray, d: Mapping[str, Any]) -> None:
     """Write the fields of a full state dict into ``state`` (type- and range-checked)."""
     n = game.num_players
     gr = _seq(d["grids"], "grids", n)
@@ -87,7 +86,7 @@ def fields_from_dict(game: SlideGame, state: np.ndarray, d: Mapping[str, Any]) -
             state[L.REVEAL + q] = _int_in(s, 0, L.SLOTS - 1, "reveals entry")
 
 
-def check_state(game: SlideGame, state: np.ndarray) -> None:
+def check_state(game: Game, state: np.ndarray) -> None:
     """Raise ``StateDictError`` unless ``state`` is a consistent Slide position."""
     n = game.num_players
     g = grids(game, state)
@@ -132,7 +131,7 @@ def check_state(game: SlideGame, state: np.ndarray) -> None:
         _require(int(mid.sum()) == n - len(done), "one middle card per seat still to pick")
 
 
-def resample(game: SlideGame, state: np.ndarray, observer: int,
+def resample(game: Game, state: np.ndarray, observer: int,
              rng: np.random.Generator) -> np.ndarray:
     """Redraw every face-down value from the cards nobody has seen, and other seats'
     unresolved reveal choices among their face-down slots."""

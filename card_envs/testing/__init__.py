@@ -4,11 +4,12 @@
 >>> check_game("slide_v0", {"num_players": 3})          # every check, a few random games
 >>> check_game("flipology_v0", {"deck": my_deck})       # doctest: +SKIP
 
-Each ``check_*`` function raises ``AssertionError`` when the game breaks the contract
-(PettingZoo API and seeding, determinism across processes, bad actions and state dicts
-rejected without a change, state-dict round trips, hidden information under ``resample``, the
-batched engine and the raw engine agreeing with the AEC env, rendering and action names). A
-game defined outside the package joins with ``card_envs.register(manifest)`` first.
+Each ``check_*`` function raises ``AssertionError`` when the game breaks the contract (the
+game folder's modules, :mod:`card_envs.core.contract`; PettingZoo API and seeding, determinism
+across processes, bad actions and state dicts rejected without a change, state-dict round
+trips, hidden information under ``resample``, the batched engine and the raw engine agreeing
+with the AEC env, rendering and action names). A game defined outside the package joins with
+``card_envs.register("its_package")`` first.
 """
 
 from card_envs.testing.checks import (
@@ -18,6 +19,7 @@ from card_envs.testing.checks import (
     check_bad_actions,
     check_bad_state_dicts,
     check_clone_independent,
+    check_contract,
     check_determinism_across_processes,
     check_engine_loop,
     check_game,
@@ -43,7 +45,8 @@ from card_envs.testing.kit import Case, cases, digest, play_steps, random_action
 
 __all__ = [
     "PER_CASE", "PER_GAME", "RANDOMIZED", "Case", "cases", "check_bad_actions",
-    "check_bad_state_dicts", "check_clone_independent", "check_determinism_across_processes",
+    "check_bad_state_dicts", "check_clone_independent", "check_contract",
+    "check_determinism_across_processes",
     "check_engine_loop", "check_game", "check_global_state", "check_hidden_information",
     "check_invalid_options",
     "check_masked_action_loses", "check_matches_pettingzoo_wrappers",

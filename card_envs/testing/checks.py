@@ -23,6 +23,7 @@ import numpy as np
 
 from card_envs.core import kernels as K
 from card_envs.core import vector
+from card_envs.core.contract import contract_problems, package_of
 from card_envs.core.engine import Engine
 from card_envs.core.env import ResetNeededError
 from card_envs.core.errors import IllegalActionError, OptionError, StateDictError
@@ -64,6 +65,13 @@ def _masked(env: Any) -> np.ndarray:
 
 
 # --- registry and PettingZoo conformance ---------------------------------------------------
+def check_contract(case: Case) -> None:
+    """The game's folder keeps the game contract (:mod:`card_envs.core.contract`): the same
+    modules, with the same public names, as every other game."""
+    problems = contract_problems(package_of(manifest(case.env_id).env))
+    assert not problems, f"{case.env_id} breaks the game contract:\n" + "\n".join(problems)
+
+
 def check_module_entry_points(case: Case) -> None:
     """``env()`` loses on an illegal action, ``raw_env()`` raises; same class."""
     mod = env_module(case.env_id)
@@ -452,8 +460,9 @@ PER_CASE: tuple[Callable[[Case], None], ...] = (
 )
 #: Checks run on one configuration per game.
 PER_GAME: tuple[Callable[[Case], None], ...] = (
-    check_module_entry_points, check_pettingzoo_seed, check_determinism_across_processes,
-    check_use_before_reset, check_invalid_options, check_clone_independent,
+    check_contract, check_module_entry_points, check_pettingzoo_seed,
+    check_determinism_across_processes, check_use_before_reset, check_invalid_options,
+    check_clone_independent,
     check_bad_state_dicts, check_vector_rejects_illegal, check_engine_loop,
     check_render_and_action_names, check_matches_pettingzoo_wrappers,
 )

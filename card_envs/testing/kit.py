@@ -29,9 +29,11 @@ class Case:
         return f"{self.env_id}[{opts}]" if opts else self.env_id
 
     def raw(self, **kw: Any) -> Any:
+        """A raw env of this configuration (an illegal action raises)."""
         return card_envs.make_raw(self.env_id, **self.options, **kw)
 
     def wrapped(self, **kw: Any) -> Any:
+        """A wrapped env of this configuration (an illegal action loses)."""
         return card_envs.make(self.env_id, **self.options, **kw)
 
 

@@ -8,7 +8,8 @@
   that steps through a game (no network, no CDN).
 * :mod:`card_envs.ui.server`: the play server (Starlette + uvicorn, the ``ui`` extra): a person
   plays against agents in the browser; the state lives on the server and the browser only
-  ever receives the human seat's view. Its page is :mod:`card_envs.ui.page`; the move log's
+  ever receives the human seat's view. Its games, and the checks of what a browser asks of
+  them, are :mod:`card_envs.ui.sessions`; its page is :mod:`card_envs.ui.page`; the move log's
   labels come from :mod:`card_envs.ui.moves` (another seat's move is named only when the
   human's view tells it).
 * :mod:`card_envs.ui.specs`: the command line's agent-list syntax (``mcts:ms=50+c=0.7``).

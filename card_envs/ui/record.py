@@ -10,14 +10,13 @@ Format (``format_version`` 1, shared with ``card_envs.core.replay``)::
      "players": ["heuristic", "random"],              # optional seat labels
      "result": {"points": [...], "winners": [...]}}   # optional, when the game ended
 
-:mod:`card_envs.core.replay` records, checks and reads the format; this module adapts it for
-the page and the CLI.
+:mod:`card_envs.core.replay` records, checks, saves and loads the format (``save``, ``load``);
+this module adapts it for the page and the CLI.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from card_envs.agents import make_agent
@@ -25,8 +24,8 @@ from card_envs.core import kernels as K
 from card_envs.core import replay as R
 from card_envs.core.registry import make_raw, resolve_env_id
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "load_replay", "make_replay", "play_back_envs",
-           "record_game", "result_of", "save_replay"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "make_replay", "play_back_envs",
+           "record_game", "result_of"]
 
 FORMAT, FORMAT_VERSION = R.FORMAT, R.FORMAT_VERSION
 
@@ -43,7 +42,7 @@ def json_safe(x: Any) -> Any:
 def result_of(env: Any) -> dict[str, Any] | None:
     """``{"points", "winners", "truncated"}`` of a finished game (as in its replay), else
     None."""
-    return R.record(env).get("result")
+    return env.replay().get("result")
 
 
 def make_replay(env: Any, players: Sequence[str] | None = None) -> dict[str, Any]:
@@ -60,16 +59,6 @@ def play_back_envs(d: dict[str, Any]) -> Iterator[tuple[Any, int | None]]:
     naming the action's index)."""
     for step in R.iter_states(d):
         yield step.env, step.seat
-
-
-def save_replay(d: dict[str, Any], path: str | Path) -> None:
-    """Write ``d`` as JSON (checked first: a malformed replay is never written)."""
-    R.save(d, path)
-
-
-def load_replay(path: str | Path) -> dict[str, Any]:
-    """Read a replay file (``StateDictError`` if it is not JSON or not a replay)."""
-    return R.load(path)
 
 
 def record_game(env_id: str, agents: Sequence[str], seed: int = 0,

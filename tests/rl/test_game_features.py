@@ -1,8 +1,8 @@
 """Game features in the RL layer: computed once per observation by the batched VecEnv (one
 compiled pass), read by the policy as they are, and computed from raw observations wherever a
 trained policy meets the game without the VecEnv (opponents, the arena's ``PPOAgent``,
-evaluations). The test-only toy game (``tests/toy_cards/features.py``) and every built-in game
-that declares features run through the same checks."""
+evaluations). The test-only toy game (``tests/support/toy_cards/features.py``) and every
+built-in game that declares features run through the same checks."""
 
 from __future__ import annotations
 

@@ -34,9 +34,9 @@ from card_envs.core.errors import IllegalActionError, OptionError  # noqa: E402
 from card_envs.core.registry import ENV_IDS, make_raw  # noqa: E402
 from card_envs.rl.evaluation import evaluate_batched  # noqa: E402
 from card_envs.rl.rllib import MAIN, RANDOM, RLlibCardEnv, ppo_config, snapshot_ids  # noqa: E402
-from card_envs.rl.rllib_callbacks import episode_masks  # noqa: E402
-from card_envs.rl.rllib_module import HUGE_NEG, MaskedActorCriticModule  # noqa: E402
-from card_envs.rl.rllib_train import module_policy, train_rllib  # noqa: E402
+from card_envs.rl.rllib.callbacks import episode_masks  # noqa: E402
+from card_envs.rl.rllib.module import HUGE_NEG, MaskedActorCriticModule  # noqa: E402
+from card_envs.rl.rllib.train import module_policy, train_rllib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"train_batch_size_per_learner": 256, "minibatch_size": 128, "num_epochs": 1}

@@ -25,7 +25,8 @@ import card_envs.agents.ppo
 from card_envs.agents import make_agent
 from card_envs.agents.ppo import baseline_path
 from card_envs.ui.page import PAGE_SCRIPT
-from card_envs.ui.server import AGENT_LIMITS, MAX_BODY, create_app
+from card_envs.ui.server import MAX_BODY, create_app
+from card_envs.ui.sessions import AGENT_LIMITS
 from ui_helpers import SHORT, http, running_server
 
 SLIDE = SHORT["slide"]

@@ -20,8 +20,9 @@ import pytest
 
 import card_envs
 from card_envs.cli import main
+from card_envs.core import replay as R
 from card_envs.core.errors import IllegalActionError, StateDictError
-from card_envs.ui.record import load_replay, play_back_envs, record_game, save_replay
+from card_envs.ui.record import play_back_envs, record_game
 from card_envs.ui.replay_html import build_data, write_html
 from ui_helpers import GAMES, SHORT
 
@@ -87,8 +88,8 @@ def test_long_games_embed_only_the_omniscient_view(tmp_path: Path) -> None:
 
 def test_replay_files_round_trip_and_start_states(tmp_path: Path) -> None:
     rep = short_replay("isflak", seed=4)
-    save_replay(rep, tmp_path / "g.json")
-    assert load_replay(tmp_path / "g.json") == rep
+    R.save(rep, tmp_path / "g.json")
+    assert R.load(tmp_path / "g.json") == rep
     # a replay from a start state (no seed) plays back to the same end
     env = card_envs.make_raw("isflak_v0")
     env.reset(seed=4)
@@ -130,14 +131,14 @@ def test_bad_replays_raise_precise_errors(tmp_path: Path) -> None:
     assert not out.exists()  # nothing written
     (tmp_path / "x.json").write_text("{oops")
     with pytest.raises(StateDictError, match="not a JSON replay"):
-        load_replay(tmp_path / "x.json")
+        R.load(tmp_path / "x.json")
 
 
 def test_record_and_replay_commands(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "game.json"
     assert main(["record", "--game", "op_glad_ijs", "--agents", "heuristic,random",
                  "--seed", "2", "--option", "max_turned=3", "-o", str(out)]) == 0
-    rep = load_replay(out)
+    rep = R.load(out)
     assert rep["options"]["max_turned"] == 3 and rep["players"] == ["heuristic", "random"]
     assert main(["replay", str(out), "-o", str(tmp_path / "g.html"), "--theme", "dark"]) == 0
     assert (tmp_path / "g.html").stat().st_size > 1000
@@ -145,7 +146,7 @@ def test_record_and_replay_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "wrote" in printed and "KiB" in printed
     assert main(["record", "--game", "slide", "--agents", "random", "--players", "3",
                  "-o", str(tmp_path / "s.json")]) == 0
-    assert load_replay(tmp_path / "s.json")["players"] == ["random"] * 3
+    assert R.load(tmp_path / "s.json")["players"] == ["random"] * 3
     (tmp_path / "bad.json").write_text(json.dumps({**rep, "game_version": "7"}))
     assert main(["replay", str(tmp_path / "bad.json")]) == 2
     assert main(["record", "--agents", "nobody", "-o", str(tmp_path / "n.json")]) == 2

@@ -1,0 +1,313 @@
+"""If It Fits table kernels (numba): card placement with incremental boxes (union-find with
+per-box open-side and cat counters), sleeping cats, slots, the Princess, and the rebuild of
+every derived array from the table. State layout: :mod:`card_envs.if_it_fits.layout`; the
+geometry and the box root (``neighbour``, ``card_open``, ``find``):
+:mod:`card_envs.if_it_fits.queries`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core.jit import njit
+from card_envs.if_it_fits.layout import (
+    CATS_EACH,
+    CELL_PRINCESS,
+    CF_COLS,
+    CF_NB,
+    CF_O_CATS,
+    CF_O_CELL,
+    CF_O_COPEN,
+    CF_O_DISC,
+    CF_O_FLIST,
+    CF_O_FPOS,
+    CF_O_FRONT,
+    CF_O_NBC,
+    CF_O_OBSC,
+    CF_O_OPENNB,
+    CF_O_PARENT,
+    CF_O_SJOIN,
+    CF_O_SLOT,
+    CF_O_SLOTOK,
+    CF_O_WALLNB,
+    CF_ROWS,
+    CF_TABLE,
+    CK_SLEEPER,
+    F_BALL,
+    F_KIND,
+    F_SPRAY,
+    FIELDS,
+    MAX_PLAYERS,
+    NCOUNT,
+    NPLANES,
+    NUM_START,
+    PK_JOIN,
+    PK_KIND,
+    PK_OWNER,
+    PK_SIDES,
+    PK_SPRAY,
+    PK_TOYS,
+    PRINCESS_OWNER,
+    S_CATLOC,
+    S_FRONTN,
+    S_SUPPLY,
+    SLOT_PRINCESS,
+    SLOT_TOY,
+    TOYREC,
+    TR_COL,
+    TR_ON,
+    TR_ROW,
+    TR_TOYS,
+)
+from card_envs.if_it_fits.queries import card_open, find, neighbour
+
+
+@njit(cache=True, inline="always")
+def obsc(state: np.ndarray, cfg: np.ndarray) -> np.ndarray:
+    """The packed int8 observation planes (a view into the state)."""
+    return state[cfg[CF_O_OBSC]:cfg[CF_O_DISC]].view(np.int8)
+
+
+@njit(cache=True)
+def frontier_add(state: np.ndarray, cfg: np.ndarray, j: int) -> None:
+    """Append the empty cell ``j`` to the frontier list."""
+    n = state[S_FRONTN]
+    state[cfg[CF_O_FLIST] + n] = j
+    state[cfg[CF_O_FPOS] + j] = n
+    state[S_FRONTN] = n + 1
+
+
+@njit(cache=True)
+def frontier_remove(state: np.ndarray, cfg: np.ndarray, i: int) -> None:
+    """Take cell ``i`` off the frontier list (swap with the last entry), if it is there."""
+    fl, fp = cfg[CF_O_FLIST], cfg[CF_O_FPOS]
+    k = state[fp + i]
+    if k < 0:
+        return
+    n = state[S_FRONTN] - 1
+    last = state[fl + n]
+    state[fl + k] = last
+    state[fp + last] = k
+    state[fp + i] = -1
+    state[S_FRONTN] = n
+
+
+@njit(cache=True)
+def union(state: np.ndarray, cfg: np.ndarray, a: int, b: int) -> None:
+    """Merge the boxes of cells ``a`` and ``b``; the root of ``a`` keeps the summed counters."""
+    ra = find(state, cfg, a)
+    rb = find(state, cfg, b)
+    if ra == rb:
+        return
+    state[cfg[CF_O_PARENT] + rb] = ra
+    fr = cfg[CF_O_FRONT]
+    state[fr + ra] += state[fr + rb]
+    state[fr + rb] = 0
+    ct = cfg[CF_O_CATS]
+    for o in range(NCOUNT):
+        state[ct + ra * NCOUNT + o] += state[ct + rb * NCOUNT + o]
+        state[ct + rb * NCOUNT + o] = 0
+
+
+@njit(cache=True)
+def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -> None:
+    """Lay card ``cid`` turned ``rot`` in the empty cell ``i``: joins boxes through open-open
+    sides, updates the box counters, slot flags, neighbour masks and observation planes."""
+    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    o = card_open(cfg, cid, rot)
+    cell, fr, par = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_PARENT]
+    nbc = cfg[CF_O_NBC]
+    frontier_remove(state, cfg, i)
+    state[cell + i] = 1 + 2 * cid + rot
+    state[cfg[CF_O_COPEN] + i] = o
+    state[par + i] = i
+    state[cfg[CF_O_SJOIN] + i] = -1
+    ct = cfg[CF_O_CATS] + i * NCOUNT
+    for q in range(NCOUNT):
+        state[ct + q] = 0
+    f = 0
+    for d in range(4):
+        bit = 1 << d
+        opp = (d + 2) & 3
+        j = neighbour(cfg, i, d)
+        if j < 0:
+            if o & bit:
+                f += 1  # an open side on the edge: this box can never close
+            continue
+        v = state[cell + j]
+        if v == 0 and state[nbc + j] == 0:
+            frontier_add(state, cfg, j)
+        state[nbc + j] += 1  # kept for every cell, so the result is order-independent
+        if o & bit:
+            state[cfg[CF_O_OPENNB] + j] |= 1 << opp
+        else:
+            state[cfg[CF_O_WALLNB] + j] |= 1 << opp
+        if v == 0:
+            if o & bit:
+                f += 1
+        elif v > 0 and state[cfg[CF_O_COPEN] + j] & (1 << opp):
+            state[fr + find(state, cfg, j)] -= 1  # j's open side is now covered
+    state[fr + i] = f
+    for d in range(4):
+        j = neighbour(cfg, i, d)
+        if j < 0 or state[cell + j] <= 0:
+            continue
+        if o & (1 << d) and state[cfg[CF_O_COPEN] + j] & (1 << ((d + 2) & 3)):
+            union(state, cfg, i, j)
+            if d == 0:
+                state[cfg[CF_O_SLOTOK] + j] = 1
+            elif d == 2:
+                state[cfg[CF_O_SLOTOK] + i] = 1
+    # observation planes (absolute seats)
+    ob = obsc(state, cfg)
+    tb = CF_TABLE + cid * FIELDS
+    ob[PK_KIND * T + i] = cfg[tb + F_KIND] + 1
+    ob[PK_SIDES * T + i] = o
+    for k in range(3):
+        ob[(PK_TOYS + k) * T + i] = cfg[tb + F_BALL + k]
+    ob[PK_SPRAY * T + i] = cfg[tb + F_SPRAY]
+
+
+@njit(cache=True)
+def place_sleeper(state: np.ndarray, cfg: np.ndarray, i: int, owner: int, jd: int) -> None:
+    """Lay a sleeping cat of seat ``owner`` in the empty cell ``i``, joining the box of the card
+    in direction ``jd``; it shuts every open side facing it."""
+    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    cell, fr, nbc = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_NBC]
+    frontier_remove(state, cfg, i)
+    j0 = neighbour(cfg, i, jd)
+    root = find(state, cfg, j0)
+    state[cell + i] = -(owner + 1)
+    state[cfg[CF_O_COPEN] + i] = 0
+    state[cfg[CF_O_PARENT] + i] = root
+    state[cfg[CF_O_SJOIN] + i] = j0
+    state[fr + i] = 0
+    state[cfg[CF_O_CATS] + root * NCOUNT + owner] += 1
+    for d in range(4):
+        j = neighbour(cfg, i, d)
+        if j < 0:
+            continue
+        v = state[cell + j]
+        if v == 0 and state[nbc + j] == 0:
+            frontier_add(state, cfg, j)
+        state[nbc + j] += 1
+        if v > 0 and state[cfg[CF_O_COPEN] + j] & (1 << ((d + 2) & 3)):
+            state[fr + find(state, cfg, j)] -= 1
+    ob = obsc(state, cfg)
+    ob[PK_KIND * T + i] = CK_SLEEPER
+    ob[PK_OWNER * T + i] = owner + 1
+    ob[PK_JOIN * T + i] = jd + 1
+
+
+@njit(cache=True)
+def set_slot(state: np.ndarray, cfg: np.ndarray, s: int, code: int) -> None:
+    """Write slot ``s`` (and its observation planes, absolute seats)."""
+    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    S = T - cfg[CF_COLS]
+    state[cfg[CF_O_SLOT] + s] = code
+    ob = obsc(state, cfg)
+    x = NPLANES * T
+    if code >= SLOT_TOY:
+        ob[x + s] = SLOT_TOY
+        tb = CF_TABLE + (cfg[CF_NB] + NUM_START + code - SLOT_TOY) * FIELDS
+        y = x + S + TOYREC * (code - SLOT_TOY)
+        ob[y + TR_ON] = 1
+        ob[y + TR_ROW] = s // cfg[CF_COLS]
+        ob[y + TR_COL] = s % cfg[CF_COLS]
+        for k in range(3):
+            ob[y + TR_TOYS + k] = cfg[tb + F_BALL + k]
+    else:
+        ob[x + s] = code
+
+
+@njit(cache=True)
+def set_catloc(state: np.ndarray, owner: int, old: int, new: int) -> None:
+    """Move one of ``owner``'s cats from location ``old`` to ``new`` (-1 supply, slot s, or
+    S + cell for a sleeping cat)."""
+    for k in range(CATS_EACH):
+        if state[S_CATLOC + owner * CATS_EACH + k] == old:
+            state[S_CATLOC + owner * CATS_EACH + k] = new
+            return
+
+
+@njit(cache=True)
+def princess_replace(state: np.ndarray, cfg: np.ndarray, target: int) -> None:
+    """A Princess replaces the cat at ``target`` (slot s, or S + cell for a sleeping cat);
+    the cat goes back to its owner's supply."""
+    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    S = T - cfg[CF_COLS]
+    ct = cfg[CF_O_CATS]
+    if target < S:
+        owner = state[cfg[CF_O_SLOT] + target] - 1
+        root = find(state, cfg, target)
+        set_slot(state, cfg, target, SLOT_PRINCESS)
+    else:
+        i = target - S
+        owner = -state[cfg[CF_O_CELL] + i] - 1
+        root = find(state, cfg, i)
+        state[cfg[CF_O_CELL] + i] = CELL_PRINCESS
+        obsc(state, cfg)[PK_OWNER * T + i] = SLOT_PRINCESS
+    state[ct + root * NCOUNT + owner] -= 1
+    state[ct + root * NCOUNT + PRINCESS_OWNER] += 1
+    state[S_SUPPLY + owner] += 1
+    set_catloc(state, owner, target, -1)
+
+
+@njit(cache=True)
+def clear_table(state: np.ndarray, cfg: np.ndarray) -> None:
+    """Empty table, slots, derived arrays and observation planes."""
+    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    for k in range(cfg[CF_O_CELL], cfg[CF_O_DISC]):
+        state[k] = 0
+    for i in range(T):
+        state[cfg[CF_O_PARENT] + i] = i
+        state[cfg[CF_O_SJOIN] + i] = -1
+        state[cfg[CF_O_FPOS] + i] = -1
+
+
+@njit(cache=True)
+def rebuild(state: np.ndarray, cfg: np.ndarray) -> None:
+    """Recompute every derived array (boxes, counters, masks, observation planes, cat
+    locations) from CELL, SJOIN and SLOT: replays the cards, then the sleeping cats, then the
+    slots. Used when loading a state dict and to cross-check the incremental updates."""
+    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    S = T - cfg[CF_COLS]
+    cells = np.empty(T, np.int32)
+    joins = np.empty(T, np.int32)
+    slots = np.empty(S, np.int32)
+    for i in range(T):
+        cells[i] = state[cfg[CF_O_CELL] + i]
+        joins[i] = state[cfg[CF_O_SJOIN] + i]
+    for s in range(S):
+        slots[s] = state[cfg[CF_O_SLOT] + s]
+    clear_table(state, cfg)
+    state[S_FRONTN] = 0
+    for k in range(MAX_PLAYERS * CATS_EACH):
+        state[S_CATLOC + k] = -1
+    for i in range(T):
+        if cells[i] > 0:
+            v = cells[i] - 1
+            place_card(state, cfg, i, v // 2, v % 2)
+    for i in range(T):
+        if cells[i] < 0:
+            owner = -cells[i] - 1
+            jd = 0
+            for d in range(4):
+                if neighbour(cfg, i, d) == joins[i]:
+                    jd = d
+            place_sleeper(state, cfg, i, owner, jd)
+            if owner == PRINCESS_OWNER:
+                obsc(state, cfg)[PK_OWNER * T + i] = SLOT_PRINCESS
+            else:
+                set_catloc(state, owner, -1, S + i)
+    for s in range(S):
+        v = slots[s]
+        if v == 0:
+            continue
+        set_slot(state, cfg, s, v)
+        root = find(state, cfg, s)
+        if 1 <= v <= MAX_PLAYERS:
+            state[cfg[CF_O_CATS] + root * NCOUNT + v - 1] += 1
+            set_catloc(state, v - 1, -1, s)
+        elif v == SLOT_PRINCESS:
+            state[cfg[CF_O_CATS] + root * NCOUNT + PRINCESS_OWNER] += 1

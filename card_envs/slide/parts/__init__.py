@@ -1,0 +1,1 @@
+"""Slide's own helpers: ``estimate`` (the heuristic's expected final points of a grid)."""
