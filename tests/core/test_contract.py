@@ -10,12 +10,10 @@ from types import ModuleType
 
 import pytest
 
-import card_envs
 from card_envs.core.contract import contract_problems, package_of
 from card_envs.core.registry import manifests
+from source_tree import ROOT, import_base, modules
 
-ROOT = Path(card_envs.__file__).resolve().parent.parent
-SOURCES = {"card_envs": "card_envs", "agents": "card_envs.agents"}
 MAX_LINES = 500
 
 
@@ -25,17 +23,6 @@ def test_game_folder_keeps_the_contract(m) -> None:
     assert not problems, f"{m.env_id}:\n" + "\n".join(problems)
 
 
-def _source_files() -> dict[str, Path]:
-    out = {}
-    for folder, package in SOURCES.items():
-        for p in sorted((ROOT / folder).rglob("*.py")):
-            parts = list(p.relative_to(ROOT / folder).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            out[".".join([package, *parts])] = p
-    return out
-
-
 def _module_names(tree: ast.Module, module: str, is_package: bool) -> set[str]:
     """Names bound to modules by the file's imports (``from pkg import rules as R``)."""
     names = set()
@@ -43,11 +30,7 @@ def _module_names(tree: ast.Module, module: str, is_package: bool) -> set[str]:
         if isinstance(node, ast.Import):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                pkg = module.split(".") if is_package else module.split(".")[:-1]
-                pkg = pkg[:len(pkg) - node.level + 1]
-                base = ".".join([*pkg, base] if base else pkg)
+            base = import_base(node, module, is_package)
             for a in node.names:
                 try:
                     obj = getattr(importlib.import_module(base), a.name, None)
@@ -89,12 +72,12 @@ def _forwarders(path: Path, module: str) -> list[str]:
 
 def test_no_forwarder_functions() -> None:
     found = []
-    for module, path in _source_files().items():
+    for module, path in modules().items():
         found.extend(_forwarders(path, module))
     assert not found, "functions that only call another module:\n" + "\n".join(found)
 
 
 def test_no_module_over_500_lines() -> None:
-    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in _source_files().values()
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in modules().values()
             if (n := len(p.read_text().splitlines())) > MAX_LINES]
     assert not long, "modules over 500 lines:\n" + "\n".join(long)

@@ -20,10 +20,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import card_envs
 from card_envs.core.registry import GAMES
+from source_tree import ROOT, import_base, modules
 
-ROOT = Path(card_envs.__file__).resolve().parent.parent
 GAME_PACKAGES = {g.rpartition(".")[2] for g in GAMES}
 
 ALLOWED: dict[str, set[str]] = {
@@ -59,21 +58,6 @@ def layer(module: str) -> tuple[str, str] | None:
     return "core", ""
 
 
-# source folder -> the package it installs as (pyproject.toml's package-dir)
-SOURCES = {"card_envs": "card_envs", "agents": "card_envs.agents"}
-
-
-def _modules() -> dict[str, Path]:
-    out = {}
-    for folder, package in SOURCES.items():
-        for p in sorted((ROOT / folder).rglob("*.py")):
-            parts = list(p.relative_to(ROOT / folder).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            out[".".join([package, *parts])] = p
-    return out
-
-
 def _imports(path: Path, module: str, is_package: bool) -> set[str]:
     """Every module imported by ``path``: at the top, deferred into functions, and under
     ``if TYPE_CHECKING:`` (a type-only import is a dependency too)."""
@@ -83,18 +67,14 @@ def _imports(path: Path, module: str, is_package: bool) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                pkg = module.split(".") if is_package else module.split(".")[:-1]
-                pkg = pkg[:len(pkg) - node.level + 1]
-                base = ".".join([*pkg, base] if base else pkg)
+            base = import_base(node, module, is_package)
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)  # submodule imports
     return found
 
 
 def _graph() -> dict[str, set[str]]:
-    mods = _modules()
+    mods = modules()
     graph = {}
     for m, p in mods.items():
         graph[m] = {x for x in _imports(p, m, p.name == "__init__.py") if x in mods and x != m}
@@ -169,8 +149,8 @@ from card_envs.core.registry import GAMES
 import pkgutil
 for pkg in GAMES:
     mod = importlib.import_module(pkg)
-    for info in pkgutil.iter_modules(mod.__path__):
-        importlib.import_module(f"{pkg}.{info.name}")
+    for info in pkgutil.walk_packages(mod.__path__, pkg + "."):  # parts/ too
+        importlib.import_module(info.name)
     env = card_envs.make(pkg.rpartition(".")[2])
     env.reset(seed=0)
     env.step(int(env.observe(env.agent_selection)["action_mask"].argmax()))
