@@ -148,3 +148,26 @@ def test_baselines_reads_saved_arena_results(tmp_path: Path) -> None:
     row = bl.from_arena_file(tmp_path / "slide.mcts.json")
     assert row["opponent"] == "random" and row["games"] == 4 and row["seed"] == 11
     assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+
+
+@pytest.mark.stress
+def test_compare_commits_smoke(tmp_path: Path) -> None:
+    """benchmarks/compare_commits.py runs both trees (a revision in a temporary worktree and
+    this tree), tabulates new/old and removes its worktree."""
+    def worktrees() -> str:
+        return subprocess.run(["git", "-C", str(ROOT), "worktree", "list"],
+                              capture_output=True, text=True, check=True).stdout
+
+    before = worktrees()
+    out = tmp_path / "cmp.json"
+    cmd = [sys.executable, str(BENCHMARKS / "compare_commits.py"), "HEAD", "--rounds", "1",
+           "--seconds", "0.05", "--repeats", "1", "--batch-sizes", "256", "--games",
+           "slide_v0", "--json", str(out)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "geometric mean new/old" in run.stdout
+    d = json.loads(out.read_text())
+    rows = {(t["game"], t["variant"], t["batch_size"]) for t in d["table"]}
+    assert ("slide_v0", "vector", 256) in rows and ("slide_v0", "env()", None) in rows
+    assert all(t["new_over_old"] > 0 for t in d["table"])
+    assert worktrees() == before

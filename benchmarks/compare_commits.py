@@ -1,0 +1,109 @@
+#!/usr/bin/env python
+"""Did a change make the engines slower? ``throughput.py`` of two trees, interleaved in one run.
+
+The older tree is a git revision checked out in a temporary worktree; the newer one is this
+working tree (or a second revision). Each round runs ``benchmarks/throughput.py`` of the old
+tree, then of the new one, each with its own tree first on ``PYTHONPATH``; every rate is a ratio
+to PettingZoo's connect four measured in the same process, so drift between processes cancels.
+Reported per game, variant and batch size: the mean ratio to the anchor of each tree over the
+rounds and new/old (1.00 = unchanged; runs vary by a few percent). Writes JSON (machine,
+versions, every round's rows).
+
+Usage::
+
+    python benchmarks/compare_commits.py 19d70de                  # that commit vs this tree
+    python benchmarks/compare_commits.py v0.1.0 HEAD --rounds 3 --games slide_v0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from common import log, machine_info, versions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tree(rev: str | None, tmp: Path, name: str) -> Path:
+    """This working tree for ``None``, else ``rev`` checked out in a temporary worktree."""
+    if rev is None:
+        return ROOT
+    path = tmp / name
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(path), rev],
+                   check=True, capture_output=True, text=True)
+    return path
+
+
+def _run(tree: Path, out: Path, args: argparse.Namespace) -> dict[tuple, float]:
+    cmd = [sys.executable, str(tree / "benchmarks" / "throughput.py"), "--seconds",
+           str(args.seconds), "--repeats", str(args.repeats), "--json", str(out),
+           "--batch-sizes", *map(str, args.batch_sizes)]
+    if args.games:
+        cmd += ["--games", *args.games]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get(
+        "PYTHONPATH", "")])}
+    subprocess.run(cmd, check=True, env=env, cwd=tree, stdout=subprocess.DEVNULL)
+    rows = json.loads(out.read_text())["measurements"]
+    return {(m["game"], m["variant"], m["batch_size"]): m["ratio_to_anchor"] for m in rows
+            if not m["game"].startswith("connect_four")}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("old", help="the older git revision")
+    ap.add_argument("new", nargs="?", default=None,
+                    help="the newer revision (default: this working tree)")
+    ap.add_argument("--rounds", type=int, default=2, help="old/new pairs (default 2)")
+    ap.add_argument("--seconds", type=float, default=1.5, help="per measurement (default 1.5)")
+    ap.add_argument("--repeats", type=int, default=3, help="per round (default 3)")
+    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 4096])
+    ap.add_argument("--games", nargs="+", default=None)
+    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" /
+                                          "compare_commits.json"))
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        trees = {"old": _tree(args.old, tmp, "old"), "new": _tree(args.new, tmp, "new")}
+        runs: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
+        try:
+            for r in range(args.rounds):
+                for side in ("old", "new"):
+                    log(f"round {r + 1}/{args.rounds}: {side} tree ({trees[side]})")
+                    runs[side].append(_run(trees[side], tmp / f"{side}{r}.json", args))
+        finally:
+            for tree in trees.values():
+                if tree != ROOT:
+                    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                                    str(tree)], capture_output=True)
+    keys = [k for k in runs["old"][0] if all(k in x for x in runs["old"] + runs["new"])]
+    table: list[dict[str, Any]] = []
+    print(f"{'game':16} {'variant':10} {'B':>5}  {'old vs anchor':>13}  {'new vs anchor':>13}"
+          "  new/old")
+    for k in keys:
+        o = statistics.mean(x[k] for x in runs["old"])
+        n = statistics.mean(x[k] for x in runs["new"])
+        table.append({"game": k[0], "variant": k[1], "batch_size": k[2], "old": o, "new": n,
+                      "new_over_old": n / o})
+        print(f"{k[0]:16} {k[1]:10} {str(k[2] or '-'):>5}  {o:12.1f}x  {n:12.1f}x  {n / o:7.3f}")
+    geo = statistics.geometric_mean(t["new_over_old"] for t in table)
+    print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, old {args.old}, "
+          f"new {args.new or 'working tree'})")
+    out = {"machine": machine_info(), "versions": versions(), "old": args.old,
+           "new": args.new or "working tree", "rounds": args.rounds, "table": table,
+           "geometric_mean_new_over_old": geo,
+           "runs": {s: [[[*k, v] for k, v in x.items()] for x in runs[s]] for s in runs}}
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(out, indent=1))
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
