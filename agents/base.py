@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -52,8 +53,16 @@ class Agent:
             self.seed = seed
             self.rng.seed(seed)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "act" in cls.__dict__ and not getattr(cls.__dict__["act"], "_checked", False):
+            cls.act = _checked_act(cls.__dict__["act"])
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The action to play (a legal one: ``action_mask[action] == 1``)."""
+        """The action to play (a legal one: ``action_mask[action] == 1``). Takes the
+        observation array and its mask, or what a PettingZoo env gives: ``env.observe(agent)``
+        / ``env.last()[0]`` (the dict with ``"observation"`` and ``"action_mask"``) or the
+        whole ``env.last()`` tuple; anything else is a ``TypeError`` saying what it expects."""
         raise NotImplementedError
 
     def act_state(self, state: np.ndarray, observation: np.ndarray,
@@ -81,3 +90,52 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("action_mask has no legal action: this seat is not to act")
     return legal
+
+
+_EXPECTS = ("act() takes (observation, action_mask) arrays, or the observation dict a "
+            "PettingZoo env gives (env.observe(agent), env.last()[0]: keys 'observation' and "
+            "'action_mask'), or the env.last() tuple")
+
+
+def as_act_inputs(observation: Any, action_mask: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(observation, action_mask)`` arrays from any of the forms :meth:`Agent.act` accepts;
+    ``TypeError`` / ``ValueError`` naming what was expected otherwise."""
+    if isinstance(observation, tuple) and len(observation) == 5 and action_mask is None:
+        observation = observation[0]  # env.last(): (obs, reward, terminated, truncated, info)
+    if isinstance(observation, Mapping):
+        if action_mask is not None or not {"observation", "action_mask"} <= set(observation):
+            raise TypeError(_EXPECTS)
+        observation, action_mask = observation["observation"], observation["action_mask"]
+    if action_mask is None:
+        raise TypeError(f"{_EXPECTS}; got a {type(observation).__name__} and no action_mask")
+    try:
+        obs = None if observation is None else np.asarray(observation)  # a mask-only agent
+        mask = np.asarray(action_mask)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{_EXPECTS}: {e}") from None
+    numeric = mask.dtype == np.bool_ or np.issubdtype(mask.dtype, np.number)
+    if (obs is not None and obs.ndim != 1) or mask.ndim != 1 or not numeric:
+        raise ValueError(f"{_EXPECTS}; got observation shape {getattr(obs, 'shape', None)}, "
+                         f"action_mask shape "
+                         f"{mask.shape} ({mask.dtype}); both must be 1-D")
+    if not mask.any():
+        raise ValueError("action_mask has no legal action: this seat is not to act (or the "
+                         "game is over); act() is asked only for the seat to act")
+    return obs, mask
+
+
+def _checked_act(fn: Any) -> Any:
+    """``fn`` (a subclass's ``act``) behind :func:`as_act_inputs`; the usual call with a numpy
+    observation and mask goes straight through."""
+    def act(self: Agent, observation: Any, action_mask: Any = None) -> int:
+        if action_mask is not None and type(observation) is np.ndarray and \
+                type(action_mask) is np.ndarray and observation.ndim == 1 and \
+                action_mask.ndim == 1:
+            return fn(self, observation, action_mask)
+        return fn(self, *as_act_inputs(observation, action_mask))
+
+    act.__doc__, act.__name__, act.__qualname__ = fn.__doc__ or Agent.act.__doc__, \
+        fn.__name__, fn.__qualname__
+    act._checked = True  # type: ignore[attr-defined]
+    return act
+

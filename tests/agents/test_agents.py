@@ -139,3 +139,30 @@ def test_agent_spec_typos_raise_naming_the_parameters() -> None:
     from card_envs.agents.search import SearchAgent
     with pytest.raises(ValueError, match="iteration"):  # direct construction, too
         SearchAgent("slide_v0", iteration=5)
+
+
+@pytest.mark.parametrize("env_id", card_envs.ENV_IDS)
+def test_act_takes_what_the_env_gives(env_id: str) -> None:
+    """``act`` takes the arrays, the observation dict (``env.observe``, ``env.last()[0]``) or
+    the whole ``env.last()``; other inputs get a TypeError / ValueError saying what it wants."""
+    env = card_envs.make(env_id)
+    env.reset(seed=3)
+    last = env.last()
+    obs = last[0]
+    for spec in ("random", "heuristic"):
+        agent = make_agent(spec, env_id, seed=5)
+        forms = [(obs["observation"], obs["action_mask"]), (obs,), (last,),
+                 (obs["observation"].tolist(), obs["action_mask"].tolist())]
+        actions = set()
+        for args in forms:
+            agent.reset(seed=5)
+            actions.add(agent.act(*args))
+        assert len(actions) == 1 and obs["action_mask"][actions.pop()] == 1
+        with pytest.raises(TypeError, match="observation dict"):
+            agent.act(obs["observation"])  # the bare array, no mask
+        with pytest.raises(TypeError, match="observation dict"):
+            agent.act({"obs": obs["observation"]})
+        with pytest.raises(ValueError, match="1-D"):
+            agent.act(obs["observation"][None], obs["action_mask"].tolist())
+        with pytest.raises(ValueError, match="no legal action"):
+            agent.act(obs["observation"].tolist(), [0] * len(obs["action_mask"]))
