@@ -100,17 +100,19 @@ class IfItFitsHeuristicAgent(Agent):
         self.T, self.S, self.B = game.T, game.S, game.B
         self.X = L.obs_public(self.R, self.C, game.nt)
         self.Y = L.obs_tail(self.R, self.C, game.nt, self.n)
+        ns, nc = sizes(self.cfg)  # the replay's buffers, zeroed for every decision
+        self.st = np.zeros(ns, np.int32)
+        self.scfg = np.zeros(nc, np.int32)
+        self.W = np.zeros((self.T + 1, L.BOX_ROW), np.int32)
+        self.near = np.zeros((self.T, L.NEAR_ROW), np.int32)
 
     # --- decoding ----------------------------------------------------------------------
     def _table(self, observation: np.ndarray) -> None:
         """The observed table replayed into ``self.st`` / ``self.scfg`` (hand card ``h`` is
         card ``T + h`` there) and its boxes into ``self.W``."""
-        ns, nc = sizes(self.cfg)
-        self.st = np.zeros(ns, np.int32)
-        self.scfg = np.zeros(nc, np.int32)
+        for buf in (self.st, self.scfg, self.W, self.near):
+            buf.fill(0)
         scratch(np.ascontiguousarray(observation, np.int8), self.cfg, self.st, self.scfg)
-        self.W = np.zeros((self.T + 1, L.BOX_ROW), np.int32)
-        self.near = np.zeros((self.T, L.NEAR_ROW), np.int32)
         box_counters(self.st, self.scfg, self.W)
 
     def _hand(self, h: int) -> tuple[int, np.ndarray, int]:
