@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 
-.PHONY: demo test stress playthroughs bench ladder lint clean
+.PHONY: demo test stress playthroughs bench ladder lint docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,9 +44,17 @@ bench: $(VENV)/.bench
 ladder: $(VENV)/.bench
 	$(BIN)/python benchmarks/ladder.py --plots benchmarks/results/ladder_plots
 
+# The documentation site: built into site/ (open site/index.html); broken links fail.
+docs: $(VENV)/.docs
+	$(BIN)/mkdocs build --strict --site-dir site
+
+$(VENV)/.docs: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[docs]"
+	@touch $@
+
 lint: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents compat examples tests benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis $${HOME}/.cache/card_envs
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .hypothesis $${HOME}/.cache/card_envs
 	find . -name __pycache__ -prune -exec rm -rf {} +
