@@ -15,8 +15,10 @@ module         public names
                (:mod:`card_envs.core.features`)
 ``queries``    ``__all__``: the game's public rule queries, each a documented function,
                called by the rules' helpers, the heuristic, the features and the view
-``view``       ``render(game, state, observer) -> str`` (text) and
-               ``draw(view, theme) -> str`` (an SVG of a state dict)
+``view``       ``render(game, state, observer) -> str`` (text),
+               ``draw(view, theme) -> str`` (an SVG of a state dict),
+               ``clicks(view, actions)`` (where each move is played on that picture)
+               and ``result_text(view) -> str`` (how the game is won)
 ``game``       the :class:`~card_envs.core.game.Game` subclass naming ``rules``,
                ``observe``, ``statedict`` and ``view``
 ``env``        the env class (:class:`~card_envs.core.env.CardEnv`) whose docstring is
@@ -50,7 +52,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "statedict": ("fields_to_dict", "fields_from_dict", "check_state", "resample"),
     "features": ("GLOBAL_FEATURES", "ACTION_FEATURES", "dims", "fill"),
     "queries": ("__all__",),
-    "view": ("render", "draw"),
+    "view": ("render", "draw", "clicks", "result_text"),
     "game": (),
     "env": (),
 }

@@ -1,8 +1,9 @@
-"""If It Fits' views of a position: the ANSI text of the public table (:func:`render`) and the
+"""If It Fits' views of a position: the ANSI text of the public table (:func:`render`), the
 SVG picture of a state dict (:func:`draw`, the viewer contract of :mod:`card_envs.draw`; its
 pieces in ``parts/picture.py`` and ``parts/drawing.py``) with the boxes and scores it shows
 (:func:`boxes`, :func:`scores`, :func:`result`): the rule queries asked of the state dict's
-table rebuilt as an engine state (:func:`table_state`)."""
+table rebuilt as an engine state (:func:`table_state`); where each move is clicked on that
+picture (:func:`clicks`) and how the game is won (:func:`result_text`)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from card_envs.if_it_fits.parts.board import rebuild
 from card_envs.if_it_fits.parts.deck import card_names, default_deck
 from card_envs.if_it_fits.queries import card_open
 
-__all__ = ["boxes", "draw", "render", "result", "scores", "table_state"]
+__all__ = ["boxes", "clicks", "draw", "render", "result", "result_text", "scores",
+           "table_state"]
 
 TOY = "bmy"
 
@@ -155,6 +157,66 @@ def draw(view: Mapping[str, Any], theme: Theme | str) -> str:
     P.title(svg, view, z, res)
     P.table(svg, view, z, bxs)
     for s in range(z["n"]):
-        P.seat(svg, view, s, z["sx"], P.TITLE + s * (P.SEAT_H + 8), pts, res)
-    P.info(svg, view, z["sx"], P.TITLE + z["n"] * (P.SEAT_H + 8))
+        P.seat(svg, view, s, z, pts, res)
+    P.info(svg, view, z)
     return svg.to_string()
+
+
+def clicks(view: Mapping[str, Any], actions: Sequence[int]) -> dict[int, list[P.Box]]:
+    """Where each of ``actions`` is clicked on :func:`draw`'s picture of ``view``: a cell
+    (``cell rRcC``; ``start row west/east``: the cell at that end of the start row; ``join D``:
+    the card in direction D of the sleeping cat's cell), a cat slot on the line between its
+    two cells, a card of the hand of the seat to act (``hand K``) or a start card in the
+    information panel, and the title bar's controls for ``draw``, ``sleeping cat``,
+    ``rotate 0/180``, ``skip`` and ``pass``."""
+    z = P.sizes(view)
+    R, C = z["R"], z["C"]
+    T, S = R * C, (R - 1) * C
+    B = T + S
+    chips = dict(P.controls(view, z))
+    out: dict[int, list[P.Box]] = {}
+    for action in actions:
+        a = int(action)
+        k = a - B
+        if a < T:
+            box = P.cell_box(z, a // C, a % C)
+        elif a < B:
+            box = P.slot_box(z, (a - T) // C, (a - T) % C)
+        elif k < L.A_ROT:
+            box = P.hand_box(z, int(view["current_player"]), k - L.A_HAND)
+        elif k < L.A_DIR:
+            box = chips[f"rotate {180 * (k - L.A_ROT)}"]
+        elif k < L.A_START:
+            (r, c), d = view["selected_cell"], k - L.A_DIR
+            box = P.cell_box(z, r + (-1, 0, 1, 0)[d], c + (0, 1, 0, -1)[d])
+        elif k < L.A_END:
+            box = P.start_card_box(z, k - L.A_START)
+        elif k < L.A_DRAW:
+            west, east = view["start_row"]
+            box = P.cell_box(z, R // 2, west - 1 if k == L.A_END else east + 1)
+        else:
+            box = chips[("draw", "sleeping cat", "skip", "pass")[k - L.A_DRAW]]
+        out[a] = [box]
+    return out
+
+
+def result_text(view: Mapping[str, Any]) -> str:
+    """The rule (most points, then fewest minus points) and, at the end, the points (and the
+    minus points when they broke a tie) that decided it."""
+    rule = ("Most points wins: each box scores its most frequent toy minus its water sprayers "
+            "(doubled when closed) for the players with the most cats in it; a tie goes to "
+            "the fewest minus points, then is shared.")
+    res = result(view)
+    if res is None:
+        return rule
+    pts, win = res
+    _, minus = scores(view)
+    who = [f"player_{q}" for q, w in enumerate(win) if w]
+    head = f"{who[0]} wins" if len(who) == 1 else "Shared win: " + ", ".join(who)
+    best = max(pts)
+    text = f"{rule} {head} with {best} point{'' if abs(best) == 1 else 's'} (" + ", ".join(
+        f"player_{q} {p}" for q, p in enumerate(pts)) + ")"
+    if sum(p == best for p in pts) > 1:
+        text += "; minus points " + ", ".join(
+            f"player_{q} {m}" for q, m in enumerate(minus) if pts[q] == best)
+    return text + "."

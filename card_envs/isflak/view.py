@@ -1,22 +1,31 @@
-"""Isflak's views: the ANSI text (:func:`render`) and the picture (:func:`draw`).
+"""Isflak's views: the ANSI text (:func:`render`), the picture (:func:`draw`), where its moves
+are played on the picture (:func:`clicks`) and how the game is won (:func:`result_text`).
 
 The text: the grid with the penguins, then each seat's points, cards and pile. The picture
 (``render_mode="svg"/"rgb_array"``): the 5x7 grid of playing cards with the penguins in their
 player's colour (slot number on the belly), and each player's pile and points; drawn only from
 a state dict (:mod:`card_envs.draw`). Isflak has perfect information, so every view is the
-whole state. Gaps are dashed outlines; the seat to act is outlined. Points and winners are the
-rules' (:mod:`card_envs.isflak.queries`).
+whole state. Gaps are dashed outlines; the seat to act is outlined. Row and column numbers run
+along the grid, as the moves name cells (``place r0c3``). Points and winners are the rules'
+(:mod:`card_envs.isflak.queries`).
+
+On the picture a placement is a click on its card, a move a click on the penguin (the card
+it stands on), then on the card it slides to.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, PHASE
 from card_envs.draw import Svg, Theme, fan_offsets, mix, player_color, seat_title, view_note
+from card_envs.draw import theme as as_theme
 from card_envs.isflak import layout as L
-from card_envs.isflak.layout import COLS, ROWS
+from card_envs.isflak.layout import COLS, DIRS, MAX_DIST, MOVE0, MOVES_PER_PENGUIN, NDIR, ROWS
 from card_envs.isflak.parts.deck import CARD_CODES, CARD_IDS
 from card_envs.isflak.parts.state import occupant_slots
 from card_envs.isflak.parts.state import piles as seat_piles
@@ -32,6 +41,13 @@ SIDE_W = 300.0
 WIDTH = SIDE_X + SIDE_W + MARGIN
 HEIGHT = GRID_Y + GRID_H + MARGIN
 MINI_W, MINI_H = 24.0, 34.0
+
+Box = tuple[float, float, float, float]  # x, y, width, height in the picture's units
+
+
+def cell_box(r: int, c: int) -> Box:
+    """The card at row ``r``, column ``c`` of the grid (its place once taken)."""
+    return GRID_X + c * (CW + GAP), GRID_Y + r * (CH + GAP), CW, CH
 
 
 def render(game: Game, state: np.ndarray, observer: int | None = None) -> str:
@@ -97,8 +113,10 @@ def _winners(points: list[int], cards: list[int]) -> set[int]:
     return {q for q in range(n) if out[q]}
 
 
-def draw(view: dict, theme: Theme) -> str:
-    """An SVG of an Isflak state dict (``env.state_dict(observer)``)."""
+def draw(view: Mapping[str, Any], theme: Theme | str) -> str:
+    """An SVG of an Isflak state dict (``env.state_dict(observer)``) in ``theme`` (a Theme
+    or its name): the grid with its row and column numbers, the penguins with their numbers,
+    each player's pile and points."""
     grid, penguins, piles, out = view["grid"], view["penguins"], view["piles"], view["out"]
     pts_opt = view["options"]["card_points"]
     n = len(piles)
@@ -106,7 +124,7 @@ def draw(view: dict, theme: Theme) -> str:
     over = view["phase"] == "end"
     points = [pile_points([CARD_IDS[c] for c in pile], pts_opt) for pile in piles]
     cards = [len(p) for p in piles]
-    svg = Svg(WIDTH, HEIGHT, theme, title="Isflak")
+    svg = Svg(WIDTH, HEIGHT, as_theme(theme), title="Isflak")
     t = svg.theme
     items = seat_title(view)
     win: set[int] = _winners(points, cards) if over else set()
@@ -114,11 +132,11 @@ def draw(view: dict, theme: Theme) -> str:
         items.append("winner" + ("s " if len(win) > 1 else " ") +
                      ", ".join(f"player_{q}" for q in sorted(win)))
     svg.title_bar("Isflak", items, TITLE_H, right=view_note(view))
-    for c in range(COLS):
-        svg.text(GRID_X + c * (CW + GAP) + CW / 2, GRID_Y - LABEL / 2 - 1, f"c{c}", size=10,
+    for c in range(COLS):  # the coordinates of the move names, along the top and the left
+        svg.text(cell_box(0, c)[0] + CW / 2, GRID_Y - LABEL / 2 - 1, f"c{c}", size=10,
                  fill=t.muted)
     for r in range(ROWS):
-        svg.text(MARGIN + LABEL / 2 - 2, GRID_Y + r * (CH + GAP) + CH / 2, f"r{r}", size=10,
+        svg.text(MARGIN + LABEL / 2 - 2, cell_box(r, 0)[1] + CH / 2, f"r{r}", size=10,
                  fill=t.muted)
     on: dict[tuple[int, int], tuple[int, int]] = {}
     for q, row in enumerate(penguins):
@@ -127,7 +145,7 @@ def draw(view: dict, theme: Theme) -> str:
                 on[(cell[0], cell[1])] = (q, k)
     for r in range(ROWS):
         for c in range(COLS):
-            x, y = GRID_X + c * (CW + GAP), GRID_Y + r * (CH + GAP)
+            x, y, _, _ = cell_box(r, c)
             code = grid[r][c]
             if code is None:
                 svg.empty_slot(x + 4, y + 4, CW - 8, CH - 8)
@@ -165,3 +183,46 @@ def draw(view: dict, theme: Theme) -> str:
             for dx, code in zip(xs, pile):
                 svg.playing_card(SIDE_X + 12 + dx, y + 48, mw, mh, *split_code(code))
     return svg.to_string()
+
+
+def clicks(view: Mapping[str, Any], actions: Sequence[int]) -> dict[int, list[Box]]:
+    """Where each of ``actions`` is played on :func:`draw`'s picture of ``view``: a
+    placement on its card; a move on the card of the penguin that moves (the seat to act's
+    penguin of that number), then on the card it slides to."""
+    out: dict[int, list[Box]] = {}
+    cur = view["current_player"]
+    for a in actions:
+        a = int(a)
+        if 0 <= a < MOVE0:
+            out[a] = [cell_box(*divmod(a, COLS))]
+            continue
+        k, rest = divmod(a - MOVE0, MOVES_PER_PENGUIN)
+        d, s = divmod(rest, MAX_DIST)
+        own = view["penguins"][cur] if cur is not None else []
+        if a < 0 or k >= len(own) or d >= NDIR or own[k] is None:
+            raise ValueError(f"clicks: action {a} is not a legal move of this view")
+        r, c = own[k]
+        tr, tc = r + DIRS[d][0] * (s + 1), c + DIRS[d][1] * (s + 1)
+        if not (0 <= tr < ROWS and 0 <= tc < COLS):
+            raise ValueError(f"clicks: action {a} leaves the grid")
+        out[a] = [cell_box(r, c), cell_box(tr, tc)]
+    return out
+
+
+def result_text(view: Mapping[str, Any]) -> str:
+    """The win rule (with this game's card points) and, once the game is over, each seat's
+    points and cards with the winners named."""
+    pts = view["options"]["card_points"]
+    rule = (f"Most points win (each card taken: ace {pts['ace']}, face card {pts['face']}, "
+            f"number card {pts['number']}); a tie goes to the bigger pile, then is shared.")
+    if view["phase"] != "end":
+        return rule
+    piles = view["piles"]
+    points = [pile_points([CARD_IDS[c] for c in pile], pts) for pile in piles]
+    cards = [len(p) for p in piles]
+    win = sorted(_winners(points, cards))
+    names = " and ".join(f"player_{q}" for q in win)
+    head = (f"{names} {'wins' if len(win) == 1 else 'share the win'} with "
+            f"{points[win[0]]} points ({cards[win[0]]} cards).")
+    rest = ", ".join(f"player_{q} {p} ({k} cards)" for q, (p, k) in enumerate(zip(points, cards)))
+    return f"{rule} {head} Points: {rest}."

@@ -1,35 +1,47 @@
 """Op Glad IJs seen: the ANSI text of a state (:func:`render`, what a spectator sees: draw piles
-face down) and the picture of a state dict (:func:`draw`, ``render_mode="svg"/"rgb_array"``:
-the middle in turned order, the last turned card outlined, and per player the draw pile (face
-down, its size), the won pile's top card and size, the window's choice and the last resolved
-slap; the pieces are in ``parts.picture``)."""
+face down), the picture of a state dict (:func:`draw`, ``render_mode="svg"/"rgb_array"``:
+the middle in turned order, the last turned card outlined, a "pass" control while seats
+choose, and per player the draw pile (face down, its size), the won pile's top card and size,
+the window's choice and the last resolved slap; the pieces are in ``parts.picture``), where
+each slap is clicked on that picture (:func:`clicks`) and how the game is won
+(:func:`result_text`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, DONE
-from card_envs.draw import Svg, Theme, fan_offsets, seat_title, view_note
+from card_envs.draw import Svg, Theme, seat_title, view_note
+from card_envs.draw import theme as as_theme
 from card_envs.op_glad_ijs import layout as L
+from card_envs.op_glad_ijs.parts.deck import parse_code
 from card_envs.op_glad_ijs.parts.linked import middle, won_pile
 from card_envs.op_glad_ijs.parts.picture import (
     CH,
     CW,
-    GAP,
     MARGIN,
     MID_H,
+    MID_Y,
     PANEL_H,
+    PASS_BOX,
     TITLE_H,
     animal_card,
     columns,
+    middle_places,
+    pass_control,
     player_panel,
     size,
     slap_names,
+    slap_types,
+    type_codes,
 )
 from card_envs.op_glad_ijs.queries import scores
+
+Box = tuple[float, float, float, float]
 
 
 def render(game: Game, state: np.ndarray, observer: int | None = None) -> str:
@@ -69,8 +81,10 @@ def _winners(view: dict) -> set[int]:
     return {q for q in range(len(won)) if winners[q]}
 
 
-def draw(view: dict, theme: Theme) -> str:
-    """An SVG of an Op Glad IJs state dict (``env.state_dict(observer)``)."""
+def draw(view: dict, theme: Theme | str) -> str:
+    """An SVG of an Op Glad IJs state dict (``env.state_dict(observer)``) in ``theme`` (a
+    Theme or its name)."""
+    theme = as_theme(theme)
     names = slap_names(view["options"])
     n = len(view["draw_piles"])
     cur = view["current_player"]
@@ -87,7 +101,7 @@ def draw(view: dict, theme: Theme) -> str:
                      ", ".join(f"player_{q}" for q in sorted(win)))
     svg.title_bar("Op Glad IJs", items, TITLE_H, right=view_note(view))
     # the middle
-    y = TITLE_H + MARGIN
+    y = MID_Y
     svg.rect(MARGIN, y, w - 2 * MARGIN, MID_H, fill=t.panel, rx=8, stroke=t.card_edge,
              stroke_width=0.8)
     mid = view["middle"]
@@ -98,16 +112,10 @@ def draw(view: dict, theme: Theme) -> str:
         notes.insert(0, f"out of the game: {len(view['out'])}")
     svg.text(w - MARGIN - 10, y + 14, "  \u00b7  ".join(notes), size=11, anchor="end",
              fill=t.muted)
-    per_row = int((w - 2 * MARGIN - 20 + GAP) // (CW + GAP))
-    rows = [mid] if len(mid) <= per_row else [mid[:(len(mid) + 1) // 2],
-                                              mid[(len(mid) + 1) // 2:]]
-    k = 0
-    for r, row in enumerate(rows):
-        xs = fan_offsets(len(row), w - 2 * MARGIN - 20, CW, GAP)
-        for dx, code in zip(xs, row):
-            k += 1
-            animal_card(svg, MARGIN + 10 + dx, y + 28 + r * (CH + GAP), CW, CH, code,
-                        highlight=k == len(mid) and not over)
+    if not over:
+        pass_control(svg)
+    for k, (code, (x, cy, _)) in enumerate(zip(mid, middle_places(len(mid)))):
+        animal_card(svg, x, cy, CW, CH, code, highlight=k == len(mid) - 1 and not over)
     if not mid:
         svg.text(MARGIN + 10, y + 28 + CH / 2, "empty", size=12, anchor="start", fill=t.muted)
     # the players
@@ -121,3 +129,55 @@ def draw(view: dict, theme: Theme) -> str:
         player_panel(svg, view, q, MARGIN + (q % cols) * (pw + MARGIN),
                      top + (q // cols) * (PANEL_H + MARGIN), pw, note, names)
     return svg.to_string()
+
+
+def _links(a: str, b: str) -> bool:
+    """An animal on card ``a`` belongs in a habitat on card ``b``."""
+    return bool(parse_code(a)[1] & parse_code(b)[2])
+
+
+def clicks(view: Mapping[str, Any], actions: Sequence[int]) -> dict[int, list[Box]]:
+    """Where each of ``actions`` is clicked on :func:`draw`'s picture of ``view``: "pass" on
+    the pass control; a slap on the middle's cards of its types, the most recently turned
+    card of a type: one hand is that card clicked twice, two hands the animal card, then the
+    card with its habitat (cards in turned order when neither or both link; a pair of one
+    type takes its two latest cards)."""
+    mid = view["middle"]
+    codes = type_codes(view["options"])
+    pairs = slap_types(len(codes))
+    places = [(x, y, seen, CH) for x, y, seen in middle_places(len(mid))]
+    where: dict[str, list[int]] = {}
+    for k, code in enumerate(mid):
+        where.setdefault(code, []).append(k)
+    out: dict[int, list[Box]] = {}
+    for action in actions:
+        a = int(action)
+        t, u = pairs[a]
+        if t < 0:
+            out[a] = [PASS_BOX]
+        elif u < 0:
+            k = where[codes[t]][-1]
+            out[a] = [places[k], places[k]]
+        else:
+            i, j = sorted(where[codes[t]][-2:] if t == u else
+                          (where[codes[t]][-1], where[codes[u]][-1]))
+            if _links(mid[j], mid[i]) and not _links(mid[i], mid[j]):
+                i, j = j, i
+            out[a] = [places[i], places[j]]
+    return out
+
+
+def result_text(view: Mapping[str, Any]) -> str:
+    """The rule (the most won cards wins, a tie shares the win) and, at the end, the won
+    pile sizes that decided it."""
+    rule = "The most cards in the won pile wins; a tie is a shared win."
+    if view["current_player"] is not None:
+        return rule
+    won = [len(p) for p in view["won_piles"]]
+    who = [f"player_{q}" for q in sorted(_winners(dict(view)))]
+    head = f"{who[0]} wins" if len(who) == 1 else "Shared win: " + ", ".join(who)
+    figures = ", ".join(f"player_{q} {k}" for q, k in enumerate(won))
+    cut = (f" The game was cut off after {view['turned_count']} turned cards."
+           if view.get("truncated") else "")
+    best = max(won)
+    return f"{rule} {head} with {best} won card{'' if best == 1 else 's'} ({figures}).{cut}"

@@ -1,5 +1,6 @@
-"""Slide's views: the text (``render``) and the picture (``draw``, for
-``render_mode="svg"/"rgb_array"``).
+"""Slide's views: the text (``render``), the picture (``draw``, for
+``render_mode="svg"/"rgb_array"``), where its moves are played on the picture (``clicks``) and
+how the game is won (``result_text``).
 
 The text is what a spectator sees: every grid with face-down cards as ``?``, the middle, and at
 the end each seat's points and the winners (``rules.outcome``).
@@ -9,12 +10,19 @@ The picture shows every seat's 4x4 grid and the middle, drawn only from a state 
 omniscient view they show their value inside a back-coloured frame. Values are coloured from
 green (1, good) to red (10, bad). At the end the cards that vanish (an equal orthogonal
 neighbour) are faded, and each panel shows points and cards left; the scoring and the winners
-are the rules' queries (``card_envs.slide.queries``).
+are the rules' queries (``card_envs.slide.queries``). Row and column numbers (``r0``-``r3``,
+``c0``-``c3``) run along each grid, as the reveal moves name cards (``reveal r1c2``); in the
+pick phase arrows beside the grid of the seat to act mark the sides it may push a card in from.
+
+Playing on the picture (:func:`clicks`): a reveal is a click on its card; a pick is a click on
+the middle's cards of its value, then on the arrow of its side. :func:`result_text` says how
+the game is won and, at the end, the points that decided it.
 """
 
 from __future__ import annotations
 
 import colorsys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,10 +30,13 @@ import numpy as np
 from card_envs.core.game import Game
 from card_envs.core.kernels import CUR, PHASE
 from card_envs.draw import Svg, Theme, player_color, seat_title, view_note
+from card_envs.draw import theme as as_theme
 from card_envs.slide import layout as L
-from card_envs.slide.layout import NUM_VALUES, ROUNDS, SLOTS
-from card_envs.slide.queries import grid_points, paired, winning_seats
+from card_envs.slide.layout import BOTTOM, LEFT, NUM_VALUES, PICK0, RIGHT, ROUNDS, SIDES, SLOTS, TOP
+from card_envs.slide.queries import grid_points, paired, side_ok, winning_seats
 from card_envs.slide.statedict import faces, grids
+
+Box = tuple[float, float, float, float]  # x, y, width, height in the picture's units
 
 
 def render(game: Game, state: np.ndarray, observer: int | None = None) -> str:
@@ -60,11 +71,14 @@ def render(game: Game, state: np.ndarray, observer: int | None = None) -> str:
 
 
 CW, CH, GAP = 46.0, 62.0, 6.0          # card size and spacing
-PAD, HEAD, FOOT = 12.0, 32.0, 24.0     # panel padding, header and footer heights
+PAD, HEAD, FOOT = 6.0, 28.0, 22.0      # panel padding, header and footer heights
+EDGE = 16.0                            # band around a grid: coordinates, push-in arrows
 GRID_W = 4 * CW + 3 * GAP
-PANEL_W = GRID_W + 2 * PAD
-PANEL_H = HEAD + 4 * CH + 3 * GAP + FOOT + PAD
+GRID_H = 4 * CH + 3 * GAP
+PANEL_W = GRID_W + 2 * (PAD + EDGE)
+PANEL_H = HEAD + GRID_H + 2 * EDGE + FOOT
 TITLE_H, MID_H, MARGIN = 36.0, CH + 34.0, 12.0
+MID_Y = TITLE_H + MARGIN               # top of the middle's panel
 
 
 def value_color(t: Theme, v: int) -> str:
@@ -84,8 +98,61 @@ def size(n: int) -> tuple[float, float]:
     cols = _columns(n)
     rows = -(-n // cols)
     w = max(2 * MARGIN + cols * PANEL_W + (cols - 1) * MARGIN, 560.0)
-    h = TITLE_H + MARGIN + MID_H + MARGIN + rows * PANEL_H + (rows - 1) * MARGIN + MARGIN
+    h = MID_Y + MID_H + MARGIN + rows * PANEL_H + (rows - 1) * MARGIN + MARGIN
     return w, h
+
+
+def panel_xy(q: int, n: int) -> tuple[float, float]:
+    """Top left corner of seat ``q``'s panel in the picture of ``n`` seats."""
+    cols = _columns(n)
+    left = (size(n)[0] - cols * PANEL_W - (cols - 1) * MARGIN) / 2
+    top = MID_Y + MID_H + MARGIN
+    return left + (q % cols) * (PANEL_W + MARGIN), top + (q // cols) * (PANEL_H + MARGIN)
+
+
+def grid_xy(q: int, n: int) -> tuple[float, float]:
+    """Top left corner of seat ``q``'s 4x4 grid (its card at row 0, column 0)."""
+    px, py = panel_xy(q, n)
+    return px + PAD + EDGE, py + HEAD + EDGE
+
+
+def cell_box(q: int, r: int, c: int, n: int) -> Box:
+    """The card at row ``r``, column ``c`` of seat ``q``'s grid."""
+    gx, gy = grid_xy(q, n)
+    return gx + c * (CW + GAP), gy + r * (CH + GAP), CW, CH
+
+
+def side_box(q: int, side: int, empty: int, n: int) -> Box:
+    """The band beside seat ``q``'s grid where a card is pushed in from ``side`` toward the
+    empty slot ``empty`` (row ``empty // 4``, column ``empty % 4``): its push-in arrow."""
+    gx, gy = grid_xy(q, n)
+    r, c = divmod(empty, 4)
+    if side in (LEFT, RIGHT):
+        x = gx - EDGE if side == LEFT else gx + GRID_W
+        return x, gy + r * (CH + GAP), EDGE, CH
+    y = gy - EDGE if side == TOP else gy + GRID_H
+    return gx + c * (CW + GAP), y, CW, EDGE
+
+
+def middle_box(middle: Sequence[int], v: int) -> Box | None:
+    """The cards of value ``v`` in the middle (its first card and the equal ones after it),
+    ``None`` when there is none."""
+    if v not in middle:
+        return None
+    i = list(middle).index(v)
+    k = 1
+    while i + k < len(middle) and middle[i + k] == v:
+        k += 1
+    return MARGIN + 10 + i * (CW + GAP), MID_Y + 26, k * CW + (k - 1) * GAP, CH
+
+
+def _empty_slot(grid: Sequence[Sequence[Any]]) -> int:
+    """The slot ``row*4 + col`` of the empty place of a grid (-1: none)."""
+    for r in range(4):
+        for c in range(4):
+            if grid[r][c] == 0:
+                return r * 4 + c
+    return -1
 
 
 def final_scores(grid: list[list[int]]) -> tuple[int, int, set[tuple[int, int]]]:
@@ -127,14 +194,40 @@ def _card(svg: Svg, x: float, y: float, v: Any, up: bool, chosen: bool, gone: bo
         svg.line(x + 6, y + CH - 6, x + CW - 6, y + 6, stroke=t.muted, stroke_width=2.0)
 
 
-def draw(view: dict, theme: Theme) -> str:
-    """An SVG of a Slide state dict (``env.state_dict(observer)``)."""
+def _arrow(svg: Svg, box: Box, side: int) -> None:
+    """A push-in control on ``box``: a tinted band with an arrow pointing into the grid."""
+    t = svg.theme
+    x, y, w, h = box
+    svg.rect(x + 1, y + 1, w - 2, h - 2, fill=t.highlight, rx=4, opacity="0.35",
+             stroke=t.highlight, stroke_width=1.2)
+    cx, cy, a = x + w / 2, y + h / 2, 5.0
+    tip = {LEFT: (a, 0.0), RIGHT: (-a, 0.0), TOP: (0.0, a), BOTTOM: (0.0, -a)}[side]
+    ox, oy = -tip[1], tip[0]  # the base, across the arrow
+    svg.polygon([(cx + tip[0], cy + tip[1]), (cx - tip[0] + ox, cy - tip[1] + oy),
+                 (cx - tip[0] - ox, cy - tip[1] - oy)], fill=t.text)
+
+
+def _coordinates(svg: Svg, q: int, n: int) -> None:
+    """Row and column numbers along the top and left of seat ``q``'s grid (the ``rRcC`` of
+    the reveal moves), small and muted."""
+    gx, gy = grid_xy(q, n)
+    for k in range(4):
+        svg.text(gx + k * (CW + GAP) + CW / 2, gy - EDGE / 2, f"c{k}", size=9,
+                 fill=svg.theme.muted)
+        svg.text(gx - EDGE / 2, gy + k * (CH + GAP) + CH / 2, f"r{k}", size=9,
+                 fill=svg.theme.muted)
+
+
+def draw(view: Mapping[str, Any], theme: Theme | str) -> str:
+    """An SVG of a Slide state dict (``env.state_dict(observer)``): the middle, each seat's
+    grid with its row and column numbers, and in the pick phase the arrows of the sides the
+    seat to act may push a card in from. ``theme``: a Theme or its name."""
     grids, faces = view["grids"], view["face_up"]
     n = len(grids)
     cur, obs = view["current_player"], view.get("observer")
     over = view["phase"] == "end"
     w, h = size(n)
-    svg = Svg(w, h, theme, title="Slide")
+    svg = Svg(w, h, as_theme(theme), title="Slide")
     t = svg.theme
     items = [f"round {min(view['round'] + 1, ROUNDS)}/{ROUNDS}", *seat_title(view)]
     scores = [final_scores(g) for g in grids] if over else []
@@ -145,7 +238,7 @@ def draw(view: dict, theme: Theme) -> str:
                      ", ".join(f"player_{q}" for q in sorted(win)))
     svg.title_bar("Slide", items, TITLE_H, right=view_note(view))
     # the middle
-    y = TITLE_H + MARGIN
+    y = MID_Y
     svg.rect(MARGIN, y, w - 2 * MARGIN, MID_H, fill=t.panel, rx=8, stroke=t.card_edge,
              stroke_width=0.8)
     svg.text(MARGIN + 10, y + 14, "middle", size=12, anchor="start", weight="bold")
@@ -158,13 +251,9 @@ def draw(view: dict, theme: Theme) -> str:
     if not mid:
         svg.text(MARGIN + 10, y + 26 + CH / 2, "empty", size=12, anchor="start", fill=t.muted)
     # the grids
-    cols = _columns(n)
-    top = y + MID_H + MARGIN
-    left = (w - cols * PANEL_W - (cols - 1) * MARGIN) / 2
     reveals = view["reveals"]
     for q in range(n):
-        px = left + (q % cols) * (PANEL_W + MARGIN)
-        py = top + (q // cols) * (PANEL_H + MARGIN)
+        px, py = panel_xy(q, n)
         if over:
             pts, cards, _ = scores[q]
             note = f"{pts} points"
@@ -175,15 +264,66 @@ def draw(view: dict, theme: Theme) -> str:
         svg.panel(px, py, PANEL_W, PANEL_H, f"player_{q}", color=player_color(t, q),
                   active=cur == q, note=note, mark="you" if obs == q else None)
         if over:
-            svg.text(px + PAD, py + PANEL_H - 17, f"{scores[q][1]} cards left", size=12,
-                     anchor="start", fill=t.muted)
+            svg.text(px + PAD + EDGE, py + PANEL_H - FOOT / 2 - 1, f"{scores[q][1]} cards left",
+                     size=12, anchor="start", fill=t.muted)
             if q in win:
-                svg.badge(px + PANEL_W - PAD, py + PANEL_H - 17, "WINNER", size=10,
-                          fill=t.highlight, color="#1d1d1f", anchor="end")
+                svg.badge(px + PANEL_W - PAD - EDGE, py + PANEL_H - FOOT / 2 - 1, "WINNER",
+                          size=10, fill=t.highlight, color="#1d1d1f", anchor="end")
+        _coordinates(svg, q, n)
         gone = scores[q][2] if over else set()
         chosen = reveals[q] if view["phase"] == "reveal" else None
         for r in range(4):
             for c in range(4):
-                _card(svg, px + PAD + c * (CW + GAP), py + HEAD + r * (CH + GAP),
-                      grids[q][r][c], faces[q][r][c], chosen == r * 4 + c, (r, c) in gone)
+                x, y, _, _ = cell_box(q, r, c, n)
+                _card(svg, x, y, grids[q][r][c], faces[q][r][c], chosen == r * 4 + c,
+                      (r, c) in gone)
+    if view["phase"] == "pick" and cur is not None and mid:
+        empty = _empty_slot(grids[cur])
+        if empty >= 0:
+            for side in range(len(SIDES)):
+                if side_ok(empty, side):
+                    _arrow(svg, side_box(cur, side, empty, n), side)
     return svg.to_string()
+
+
+def clicks(view: Mapping[str, Any], actions: Sequence[int]) -> dict[int, list[Box]]:
+    """Where each of ``actions`` is played on :func:`draw`'s picture of ``view``: a reveal
+    on the card at its row and column of the grid of the seat to act; a pick on the cards of
+    its value in the middle, then on the arrow of its side beside that seat's grid."""
+    n = len(view["grids"])
+    cur = view["current_player"]
+    if not actions:
+        return {}
+    if cur is None:
+        raise ValueError("clicks: the game is over, no seat is to act")
+    empty = _empty_slot(view["grids"][cur])
+    out: dict[int, list[Box]] = {}
+    for a in actions:
+        a = int(a)
+        if 0 <= a < PICK0:
+            out[a] = [cell_box(cur, a // 4, a % 4, n)]
+            continue
+        v, side = divmod(a - PICK0, 4)
+        box = middle_box(view["middle"], v + 1)
+        if box is None or empty < 0 or not 0 <= side < len(SIDES):
+            raise ValueError(f"clicks: action {a} is not a legal move of this view")
+        out[a] = [box, side_box(cur, side, empty, n)]
+    return out
+
+
+def result_text(view: Mapping[str, Any]) -> str:
+    """The win rule and, once the game is over, each seat's points and cards left with the
+    winners named."""
+    rule = ("Lowest points win: at the end every card with an equal orthogonal neighbour "
+            "vanishes and the rest are added up; a tie goes to fewer cards left, then is "
+            "shared.")
+    if view["phase"] != "end":
+        return rule
+    scores = [final_scores(g) for g in view["grids"]]
+    win = sorted(_winners(scores))
+    names = " and ".join(f"player_{q}" for q in win)
+    pts, cards = scores[win[0]][0], scores[win[0]][1]
+    head = (f"{names} {'wins' if len(win) == 1 else 'share the win'} with {pts} points "
+            f"({cards} cards left).")
+    rest = ", ".join(f"player_{q} {p} ({k} cards)" for q, (p, k, _) in enumerate(scores))
+    return f"{rule} {head} Points: {rest}."

@@ -1,6 +1,8 @@
 """Pieces of the Flipology picture (``view.draw``), each drawn from a state dict alone: the
-geometry (from the options only), the title bar, one seat's panel, the info strip (deck,
-discard pile, the pending effect in words) and the marks on positions."""
+title bar (with the controls of the moves that have no place on the table), one seat's panel
+(its positions and hand slots numbered as the move names number them), the info strip (deck,
+discard pile, the pending effect in words) and the marks on positions. Where each piece lies:
+``parts.places``."""
 
 from __future__ import annotations
 
@@ -9,41 +11,36 @@ from collections.abc import Mapping
 from typing import Any
 
 from card_envs.draw import Svg
-from card_envs.flipology.layout import KIND_NAMES, ROUNDS, ROW_SHAPES, SUN_PEEKS, VARIANTS
+from card_envs.flipology.layout import KIND_NAMES, ROUNDS, SINGLES, SUN_PEEKS
 from card_envs.flipology.parts.cards import KIND_TEXT, card, empty_slot, kind_of, seat_color
 from card_envs.flipology.parts.deck import card_table
+from card_envs.flipology.parts.places import (
+    CH,
+    CW,
+    DH,
+    DW,
+    END,
+    GAP,
+    HH,
+    HW,
+    INFO_TEXT,
+    PAD,
+    TITLE,
+    M,
+    cell_box,
+    control_boxes,
+    controls_shown,
+    discard_layout,
+    hand_box,
+    panel_xy,
+)
 from card_envs.flipology.parts.scores import game_points, moon_up, public_score, result
 
-__all__ = ["M", "TITLE", "info_panel", "marks", "seat_panel", "sizes", "title_bar"]
+__all__ = ["info_panel", "marks", "seat_panel", "title_bar"]
 
-CW, CH, GAP = 58, 80, 6  # row cards
-HW, HH, HGAP = 38, 54, 4  # hand cards
-DW, DH, DGAP = 30, 42, 4  # discard pile cards
-END, PAD, HEAD, M = 30, 10, 30, 12
-TITLE = 54
-INFO_TEXT = 60  # the info panel's text lines above the discard pile
 PHASE_TEXT = {"regrow": "Regrowth choice", "setup": "laying out rows", "turn": "turn flip",
               "effect": "resolving an effect", "hermit": "Hermit crab picks",
               "hermit_count": "Hermit crab: count up or down", "end": "game over"}
-
-
-def sizes(view: Mapping[str, Any]) -> dict[str, float]:
-    """Picture geometry from the options alone (so every frame of a game has one size)."""
-    o = view["options"]
-    n = int(o["num_players"])
-    rl, nl, hn = ROW_SHAPES[VARIANTS.index(o["variant"])]
-    pw = 2 * PAD + 2 * END + rl * CW + (rl - 1) * GAP
-    ph = HEAD + nl * (CH + GAP) + HH + 14 + PAD
-    rows = (n + 1) // 2
-    width = 2 * pw + 3 * M
-    height = TITLE + rows * (ph + M)
-    if n % 2:  # the info panel takes the free place beside the last seat
-        info = (M + pw + M, TITLE + (rows - 1) * (ph + M), pw, ph)
-    else:
-        info = (M, height, width - 2 * M, INFO_TEXT + 2 * (DH + 12) + PAD)
-        height += info[3] + M
-    return {"n": n, "rl": rl, "nl": nl, "hn": hn, "pw": pw, "ph": ph, "W": width,
-            "H": height, "info": info}
 
 
 def _variant_text(o: Mapping[str, Any]) -> str:
@@ -93,6 +90,11 @@ def title_bar(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any]) -> None:
         svg.circle(W - M - 8, 17, 7, fill=seat_color(cur, t))
         svg.text(W - M - 22, 17, f"▶ player_{cur} to act", size=15, anchor="end",
                  weight="bold")
+        shown = controls_shown(view)
+        for i, (x, y, w, h) in (control_boxes(shown[0], z)[1] if shown else ()):
+            svg.rect(x, y, w, h, fill=t.background, stroke=t.highlight, rx=h / 2,
+                     stroke_width=1.5)
+            svg.text(x + w / 2, y + h / 2 + 0.5, SINGLES[i], size=10.5, weight="bold")
     if moon_up(view):
         svg.text(W - M, TITLE - 1, "☾ Moon face up: the lowest score wins", size=10.5,
                  anchor="end", fill=t.highlight)
@@ -128,15 +130,39 @@ def _badge(svg: Svg, x: float, y: float, text: str, fill: str, color: str) -> fl
     return w
 
 
-def seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
-               z: Mapping[str, Any], marked: Mapping[tuple[int, int, int], str],
+def _coordinates(svg: Svg, view: Mapping[str, Any], s: int, z: Mapping[str, Any]) -> None:
+    """The names the position and hand moves use, small and muted: above the top row the
+    row's number seen from the seat to act (``r1``: the next seat's row) and the column
+    numbers, beside each row its level (Great Tree), under the hand its slot numbers."""
+    t = svg.theme
+    cur = view["current_player"]
+    x0, y0, _, _ = cell_box(s, z["nl"] - 1, 0, z)
+    if cur is not None:
+        svg.text(x0 - END / 2, y0 - 7, f"r{(s - int(cur)) % z['n']}", size=10, fill=t.muted,
+                 weight="bold")
+    for c in range(z["rl"]):
+        svg.text(x0 + c * (CW + GAP) + CW / 2, y0 - 7, f"c{c}", size=9, fill=t.muted)
+    if z["nl"] > 1:
+        for lv in range(z["nl"]):
+            _, ry, _, _ = cell_box(s, lv, 0, z)
+            svg.text(x0 - END / 2, ry + 9, f"l{lv}", size=9, fill=t.muted)
+    if any(h != "empty" for h in view["hands"][s]):
+        for j in range(z["hn"]):
+            hx, hy, _, _ = hand_box(s, j, z)
+            svg.text(hx + HW / 2, hy + HH + 7, str(j), size=8.5, fill=t.muted)
+
+
+def seat_panel(svg: Svg, view: Mapping[str, Any], s: int, z: Mapping[str, Any],
+               marked: Mapping[tuple[int, int, int], str],
                res: tuple[list[int], list[bool]] | None) -> None:
-    """Seat ``s``'s panel at (``x``, ``y``): badges, its score (``res``: the final result),
-    its rows with the ``marked`` positions, the neighbours its row ends touch, its hand."""
+    """Seat ``s``'s panel: badges, its score (``res``: the final result), its rows with the
+    ``marked`` positions, the neighbours its row ends touch, its hand in its slots, the
+    numbers the moves name them by."""
     t = svg.theme
     o = view["options"]
     kinds, pts = card_table(view)
     n, rl, nl = z["n"], z["rl"], z["nl"]
+    x, y = panel_xy(s, z)
     cur, obs = view["current_player"], view.get("observer")
     col = seat_color(s, t)
     svg.rect(x, y, z["pw"], z["ph"], fill=t.panel, rx=10,
@@ -160,10 +186,11 @@ def seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
                  fill=t.highlight if w else t.text)
     else:
         svg.text(right, y + 16, f"visible {public_score(view, s):+d}", size=12, anchor="end")
+    _coordinates(svg, view, s, z)
     # rows, the top level first; the row ends name the seats they touch
     left_nb, right_nb = (s + 1) % n, (s - 1) % n
-    for i, lv in enumerate(range(nl - 1, -1, -1)):
-        ry = y + HEAD + i * (CH + GAP)
+    for lv in range(nl):
+        ry = cell_box(s, lv, 0, z)[1]
         if lv < int(view["levels"]):
             for side, nb, ex in (("◂", left_nb, x + PAD + END / 2),
                                  ("▸", right_nb, x + z["pw"] - PAD - END / 2)):
@@ -171,7 +198,7 @@ def seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
                 svg.text(ex, ry + CH / 2 + 8, f"p{nb}", size=10, fill=seat_color(nb, t),
                          weight="bold")
         for c in range(rl):
-            cx = x + PAD + END + c * (CW + GAP)
+            cx, _, _, _ = cell_box(s, lv, c, z)
             cid = view["rows"][s][lv][c]
             if cid == "empty":
                 empty_slot(svg, cx, ry, CW, CH)
@@ -180,15 +207,17 @@ def seat_panel(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
             p = 0 if kind in (None, "null") else pts[cid]
             card(svg, cx, ry, CW, CH, kind, p, bool(view["face_up"][s][lv][c]),
                  marked.get((s, lv, c)))
-    # hand (the setup; others' cards as backs)
-    hy = y + HEAD + nl * (CH + GAP) + 6
-    hand = [h for h in view["hands"][s] if h != "empty"]
+    # hand (the setup; others' cards as backs), each card in its slot
+    hy = hand_box(s, 0, z)[1]
+    hand = view["hands"][s]
     svg.text(x + PAD + END / 2, hy + HH / 2, "hand", size=10, fill=t.muted)
-    if not hand:
+    if all(h == "empty" for h in hand):
         svg.text(x + PAD + END + 2, hy + HH / 2, "empty", size=10.5, anchor="start",
                  fill=t.muted)
     for j, cid in enumerate(hand):
-        hx = x + PAD + END + j * (HW + HGAP)
+        if cid == "empty":
+            continue
+        hx, _, _, _ = hand_box(s, j, z)
         kind = kind_of(cid, kinds)
         card(svg, hx, hy, HW, HH, kind, 0 if kind is None else pts[cid], True)
     notes = []
@@ -257,30 +286,17 @@ def info_panel(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any]) -> None:
     for i, line in enumerate(lines[:2]):
         svg.text(x + PAD, y + 33 + 15 * i, line, size=11.5, anchor="start", fill=t.highlight)
     picked = {c: how for c, how in view["picked"]}
-    known = [c for c in disc if c is not None]
-    per = int((w - 2 * PAD) // (DW + DGAP))
-    lines = max(1, int((h - INFO_TEXT - PAD) // (DH + 12)))
-    room = lines * per - (1 if unknown else 0)
-    shown = known if len(known) <= room else known[:room - 1]
     top = y + INFO_TEXT
-    for j, c in enumerate(shown):
-        dx = x + PAD + (j % per) * (DW + DGAP)
-        dy = top + (j // per) * (DH + 12)
+    for c, (dx, dy, _, _) in discard_layout(view, z):
+        if c is None:  # the cards this seat has not seen: one back, with their number
+            card(svg, dx, dy, DW, DH, None, 0, False)
+            svg.text(dx + DW + 3, dy + DH / 2, f"×{unknown}", size=12, anchor="start",
+                     fill=t.text, weight="bold")
+            continue
         mark = "hl" if c in picked else None
         card(svg, dx, dy, DW, DH, kind_of(c, kinds), pts[c], True, mark)
         if mark:
             svg.text(dx + DW / 2, dy + DH + 6, picked[c], size=7.5, fill=t.highlight)
-    j = len(shown)
-    if len(shown) < len(known):
-        svg.text(x + PAD + (j % per) * (DW + DGAP) + DW / 2,
-                 top + (j // per) * (DH + 12) + DH / 2, f"+{len(known) - len(shown)}",
-                 size=12, fill=t.muted)
-        j += 1
-    if unknown:  # the cards this seat has not seen: one back, with their number
-        dx, dy = x + PAD + (j % per) * (DW + DGAP), top + (j // per) * (DH + 12)
-        card(svg, dx, dy, DW, DH, None, 0, False)
-        svg.text(dx + DW + 3, dy + DH / 2, f"×{unknown}", size=12, anchor="start",
-                 fill=t.text, weight="bold")
     if not disc:
         svg.text(x + PAD, top + DH / 2, "(discard pile empty)", size=11, anchor="start",
                  fill=t.muted)

@@ -1,6 +1,9 @@
 """The pieces of If It Fits' picture (``view.draw``), each drawn from a state dict alone: the
-title bar, the table (cards, sleeping cats, slots, box values), the seats' panels and the
-information panel (pile, waiting toy card, start cards, discards, legend)."""
+title bar (with the controls of the moves that have no place on the table), the table (row
+and column numbers, cards, sleeping cats, slots, box values), the seats' panels and the
+information panel (pile, waiting toy card, start cards, discards, legend). The places of
+cells, slots, hand cards, start cards and controls (``cell_box``, ...) are shared with
+``view.clicks``, so that a click lands where the piece is drawn."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from card_envs.if_it_fits.parts.drawing import (
 )
 
 M, TITLE, SIDE, SEAT_H, PAD = 12, 54, 312, 86, 10
+LAB = 10  # the band left of and above the grid that holds its column and row numbers
 INFO_H = 236
 MW, MH = 56, 38  # mini cards (hands, start cards, discards)
 PHASE_TEXT = {
@@ -33,6 +37,12 @@ PHASE_TEXT = {
     "sleep_cell": "sleeping cat: choose a cell", "sleep_dir": "sleeping cat: choose its box",
     "discard": "discard a card (nothing fits)", "pass": "pass (empty hand)",
     "end": "game over"}
+#: the controls of the moves without a place on the table, per phase (labels = move names)
+CONTROLS = {"turn": ("draw", "sleeping cat"), "rotation": ("rotate 0", "rotate 180"),
+            "start_rotation": ("rotate 0", "rotate 180"), "cat": ("skip",), "pass": ("pass",)}
+CHIP_Y, CHIP_H = 28.0, 18.0  # the controls' row, in the title bar
+SLOT_W, SLOT_H = 0.56, 0.46  # a cat slot's piece (toy card, cat), in card widths / heights
+Box = tuple[float, float, float, float]
 
 
 def sizes(view: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,12 +51,64 @@ def sizes(view: Mapping[str, Any]) -> dict[str, Any]:
     n = int(view["options"]["num_players"])
     cw = min(96, 704 // C)
     ch = round(cw * 0.68)
-    gh = R * ch + 2 * PAD
+    gh = R * ch + 2 * PAD + LAB
     side_h = n * (SEAT_H + 8) + INFO_H
-    W = M + C * cw + 2 * PAD + M + SIDE + M
+    W = M + LAB + C * cw + 2 * PAD + M + SIDE + M
     H = TITLE + max(gh, side_h) + M
     return {"R": R, "C": C, "n": n, "cw": cw, "ch": ch, "W": W, "H": H,
-            "gx": M + PAD, "gy": TITLE + PAD, "sx": M + C * cw + 2 * PAD + M}
+            "gx": M + PAD + LAB, "gy": TITLE + PAD + LAB, "sx": M + LAB + C * cw + 2 * PAD + M}
+
+
+def cell_box(z: Mapping[str, Any], r: int, c: int) -> Box:
+    """The cell in row ``r``, column ``c`` of the table."""
+    return z["gx"] + c * z["cw"], z["gy"] + r * z["ch"], z["cw"], z["ch"]
+
+
+def slot_box(z: Mapping[str, Any], r: int, c: int) -> Box:
+    """The cat slot between the cells (r, c) and (r + 1, c): a cat or toy card lies there."""
+    w, h = z["cw"] * SLOT_W, z["ch"] * SLOT_H
+    return (z["gx"] + c * z["cw"] + (z["cw"] - w) / 2, z["gy"] + (r + 1) * z["ch"] - h / 2,
+            w, h)
+
+
+def seat_y(s: int) -> float:
+    """The top of seat ``s``'s panel."""
+    return TITLE + s * (SEAT_H + 8)
+
+
+def hand_box(z: Mapping[str, Any], s: int, j: int) -> Box:
+    """Position ``j`` of seat ``s``'s hand."""
+    return z["sx"] + PAD + 6 + j * (MW + 6), seat_y(s) + 36, MW, MH
+
+
+def info_y(z: Mapping[str, Any]) -> float:
+    """The top of the information panel (below the seats' panels)."""
+    return seat_y(z["n"])
+
+
+def start_card_box(z: Mapping[str, Any], k: int) -> Box:
+    """Start card ``k`` in the information panel (shown while the start cards are laid)."""
+    return z["sx"] + PAD + k * (MW + 4), info_y(z) + 42, MW, MH
+
+
+def controls(view: Mapping[str, Any], z: Mapping[str, Any]) -> list[tuple[str, Box]]:
+    """The controls of the view's phase, ``(label, box)``, right-aligned in the title bar."""
+    out: list[tuple[str, Box]] = []
+    x = z["W"] - M
+    for label in reversed(CONTROLS.get(view["phase"], ())):
+        w = 16 + 6.8 * len(label)
+        x -= w
+        out.insert(0, (label, (x, CHIP_Y, w, CHIP_H)))
+        x -= 8
+    return out
+
+
+def draw_controls(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any]) -> None:
+    """The chips of :func:`controls`, each labelled with its move's name."""
+    t = svg.theme
+    for label, (x, y, w, h) in controls(view, z):
+        svg.rect(x, y, w, h, fill=t.card_face, stroke=t.highlight, stroke_width=1.5, rx=h / 2)
+        svg.text(x + w / 2, y + h / 2, label, size=11, weight="bold")
 
 
 def title(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any],
@@ -77,15 +139,23 @@ def title(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any],
         svg.circle(W - M - 8, 17, 7, fill=seat_color(cur, t))
         svg.text(W - M - 22, 17, f"▶ player_{cur} to act", size=15, anchor="end",
                  weight="bold")
+        draw_controls(svg, view, z)
 
 
 def table(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any],
           bxs: list[dict[str, Any]]) -> None:
-    """The grid, the cards, sleeping cats, slots, box values and the selected cells."""
+    """The grid with its row and column numbers, the cards, sleeping cats, slots, box values
+    and the selected cells."""
     t = svg.theme
     cards = deck_cards(view)
     R, C, cw, ch, gx, gy = z["R"], z["C"], z["cw"], z["ch"], z["gx"], z["gy"]
-    svg.rect(gx - PAD, gy - PAD, C * cw + 2 * PAD, R * ch + 2 * PAD, fill=t.panel, rx=10)
+    svg.rect(gx - PAD - LAB, gy - PAD - LAB, C * cw + 2 * PAD + LAB, R * ch + 2 * PAD + LAB,
+             fill=t.panel, rx=10)
+    mid = (PAD + LAB) / 2
+    for c in range(C):
+        svg.text(gx + c * cw + cw / 2, gy - mid, str(c), size=8.5, fill=t.muted)
+    for r in range(R):
+        svg.text(gx - mid, gy + r * ch + ch / 2, str(r), size=8.5, fill=t.muted)
     table = view["table"]
     dots = " ".join(f"M{gx + c * cw + cw / 2:g},{gy + r * ch + ch / 2:g}h0.01"
                     for r in range(R) for c in range(C) if not table[r][c])
@@ -97,7 +167,7 @@ def table(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any],
             x = table[r][c]
             if not x:
                 continue
-            px, py = gx + c * cw, gy + r * ch
+            px, py, _, _ = cell_box(z, r, c)
             if "card" in x:
                 box_card(svg, px, py, cw, ch, cards[x["card"]], cell_open(view, cards, r, c))
                 svg.rect(px, py, cw, ch, stroke=t.card_edge, stroke_width=0.6, opacity=0.35)
@@ -107,11 +177,10 @@ def table(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any],
         for c, x in enumerate(row):
             if not x:
                 continue
-            cx, cy = gx + c * cw + cw / 2, gy + (r + 1) * ch
+            sx, sy, w, h = slot_box(z, r, c)
+            cx, cy = sx + w / 2, sy + h / 2
             if "toy" in x:
-                w, h = cw * 0.56, ch * 0.46
-                svg.rect(cx - w / 2, cy - h / 2, w, h, fill=color("toycard", t),
-                         stroke=t.card_edge, rx=3)
+                svg.rect(sx, sy, w, h, fill=color("toycard", t), stroke=t.card_edge, rx=3)
                 toy_row(svg, cards[x["toy"]]["toys"], 0, cx, cy, w * 0.9, h * 0.55)
             elif x["cat"] == "princess":
                 cat_head(svg, cx, cy, ch * 0.24, color("princess", t), "♛")
@@ -189,10 +258,12 @@ def _badge(svg: Svg, x: float, y: float, text: str, fill: str, col: str) -> floa
     return w
 
 
-def seat(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
+def seat(svg: Svg, view: Mapping[str, Any], s: int, z: Mapping[str, Any],
          pts: list[int], res: tuple[list[int], list[bool]] | None) -> None:
-    """Seat ``s``'s panel: its cats in supply, its hand, its points now (final at the end)."""
+    """Seat ``s``'s panel: its cats in supply, its hand (positions numbered), its points now
+    (final at the end)."""
     t = svg.theme
+    x, y = z["sx"], seat_y(s)
     cur, obs = view["current_player"], view.get("observer")
     col = seat_color(s, t)
     svg.rect(x, y, SIDE, SEAT_H, fill=t.panel, rx=10,
@@ -217,9 +288,10 @@ def seat(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
     sel = view["selected_hand"] if cur == s and view["phase"] in (
         "cell", "rotation", "princess") else None
     for j in range(HANDMAX):
-        hx, hy = x + PAD + 6 + j * (MW + 6), y + 36
+        hx, hy, _, _ = hand_box(z, s, j)
         if j < len(hand):
             _mini(svg, view, hand[j], hx, hy, hl=sel == j)
+            svg.text(hx + MW / 2, hy + MH + 6, str(j), size=8.5, fill=t.muted)
         else:
             svg.rect(hx, hy, MW, MH, stroke=t.muted, rx=4, stroke_dasharray="4 3",
                      opacity=0.5)
@@ -234,9 +306,10 @@ def seat(svg: Svg, view: Mapping[str, Any], s: int, x: float, y: float,
             svg.circle(cx, cy, 6.5, stroke=t.muted, stroke_width=1, stroke_dasharray="2 2")
 
 
-def info(svg: Svg, view: Mapping[str, Any], x: float, y: float) -> None:
+def info(svg: Svg, view: Mapping[str, Any], z: Mapping[str, Any]) -> None:
     """Draw pile, waiting toy card, start cards (setup), discards, legend."""
     t = svg.theme
+    x, y = z["sx"], info_y(z)
     h = INFO_H
     svg.rect(x, y, SIDE, h, fill=t.panel, rx=10)
     pile = len(view["draw_pile"])
@@ -252,7 +325,7 @@ def info(svg: Svg, view: Mapping[str, Any], x: float, y: float) -> None:
             "start_cards", [])] or [f"S{k}" for k in range(1, 6)]
         svg.text(x + PAD, yy + 4, "Start cards", size=10.5, anchor="start", fill=t.muted)
         for k, name in enumerate(names):
-            _mini(svg, view, name, x + PAD + k * (MW + 4), yy + 12,
+            _mini(svg, view, name, *start_card_box(z, k)[:2],
                   hl=name == view["selected_start"], dim=name in used)
         yy += MH + 24
     if view["drawn_toy"] is not None:

@@ -1,5 +1,6 @@
 """The pieces of Op Glad IJs's picture (``view.draw``): the cards, the players' panels, the
-sizes.
+sizes, and the places of the middle's cards and of the "pass" control (which ``view.clicks``
+reads too, so that a click lands where the card is drawn).
 
 Cards: the animal's name on the face, the habitat as a coloured band (an animal and its own
 habitat share a colour; a star marks a right-habitat card); 2-animals cards show two names,
@@ -17,6 +18,7 @@ from typing import Any
 from card_envs.draw import (
     Svg,
     Theme,
+    fan_offsets,
     mix,
     player_color,
 )
@@ -25,6 +27,7 @@ from card_envs.op_glad_ijs.parts.deck import (
     ANIMALS,
     HABITATS,
     action_names,
+    action_types,
     check_deck_option,
     option_types,
     parse_code,
@@ -36,6 +39,10 @@ MID_H = 28 + 2 * CH + GAP + 12
 SW, SH = 50.0, 69.0                      # cards in the player panels
 LINE_H, MAX_LINES = 15.0, 6
 PANEL_H = 36 + MAX_LINES * LINE_H + 8
+MID_Y = TITLE_H + MARGIN                 # the top of the middle's panel
+MID_X = MARGIN + 10                      # the left of its first card
+MID_W = WIDTH - 2 * MARGIN - 20          # the width its cards may take
+PASS_BOX = (MARGIN + 150.0, MID_Y + 4.0, 50.0, 20.0)  # the "pass" control (x, y, w, h)
 #: habitat i (and animal i, whose own habitat it is): desert, ice floe, water lily, spider
 #: web, mountains, rainforest
 BASE_COLORS = ("#d9a441", "#4aa3df", "#45b36b", "#a569bd", "#a1887f", "#1e8449")
@@ -122,11 +129,51 @@ def animal_card(svg: Svg, x: float, y: float, w: float, h: float, code: str | No
 
 
 @lru_cache(maxsize=16)
-def _names(options: str) -> tuple[str, ...]:
+def _codes(options: str) -> tuple[str, ...]:
     opts = json.loads(options)
     opts["deck"] = check_deck_option(opts["deck"], opts)
-    return tuple(short(a).removeprefix("slap ")
-                 for a in action_names([code for code, _ in option_types(opts)]))
+    return tuple(code for code, _ in option_types(opts))
+
+
+@lru_cache(maxsize=16)
+def _names(options: str) -> tuple[str, ...]:
+    return tuple(short(a).removeprefix("slap ") for a in action_names(list(_codes(options))))
+
+
+def type_codes(options: dict[str, Any]) -> tuple[str, ...]:
+    """The card types of the game with these options, in action order (their codes)."""
+    return _codes(json.dumps(options, sort_keys=True))
+
+
+@lru_cache(maxsize=16)
+def slap_types(num_types: int) -> tuple[tuple[int, int], ...]:
+    """Per action, its (first, second) card type, -1 for none (``deck.action_types``)."""
+    return tuple(action_types(num_types))
+
+
+def middle_places(count: int) -> list[tuple[float, float, float]]:
+    """Where the middle's ``count`` cards lie, in turned order: ``(x, y, visible width)`` of
+    each (a card drawn over by the next one shows only its left part). One row when they fit,
+    else two (the earlier half on top), overlapping when a row is crowded."""
+    per_row = int((MID_W + GAP) // (CW + GAP))
+    rows = [count] if count <= per_row else [(count + 1) // 2, count // 2]
+    out = []
+    for r, k in enumerate(rows):
+        xs = fan_offsets(k, MID_W, CW, GAP)
+        for i, dx in enumerate(xs):
+            seen = min(CW, xs[i + 1] - dx) if i + 1 < k else CW
+            out.append((MID_X + dx, MID_Y + 28 + r * (CH + GAP), seen))
+    return out
+
+
+def pass_control(svg: Svg) -> None:
+    """The "pass" chip (:data:`PASS_BOX`) and how slaps are clicked, in the middle's header."""
+    t = svg.theme
+    x, y, w, h = PASS_BOX
+    svg.rect(x, y, w, h, fill=t.card_face, stroke=t.card_edge, rx=h / 2, stroke_width=0.8)
+    svg.text(x + w / 2, y + h / 2, "pass", size=11, weight="bold")
+    svg.text(x + w + 10, y + h / 2, "one hand: click a card twice \u00b7 two hands: the animal "
+             "card, then the habitat card", size=10, anchor="start", fill=t.muted)
 
 
 def slap_names(options: dict[str, Any]) -> tuple[str, ...]:
