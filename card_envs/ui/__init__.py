@@ -9,9 +9,11 @@
 * :mod:`card_envs.ui.server`: the play server (Starlette + uvicorn, the ``ui`` extra): a person
   plays against agents in the browser; the state lives on the server and the browser only
   ever receives the human seat's view. Its games, and the checks of what a browser asks of
-  them, are :mod:`card_envs.ui.sessions`; its page is :mod:`card_envs.ui.page`; the move log's
+  them, are :mod:`card_envs.ui.sessions`; its page is :mod:`card_envs.ui.page` (its script
+  :mod:`card_envs.ui.page_script`: moves are played by clicking the picture); the move log's
   labels come from :mod:`card_envs.ui.moves` (another seat's move is named only when the
-  human's view tells it).
+  human's view tells it); where moves are clicked, where the others' last moves were played
+  and how the game is won come from the games' view modules through :mod:`card_envs.ui.board`.
 * :mod:`card_envs.ui.specs`: the command line's agent-list syntax (``mcts:ms=50+c=0.7``).
 * :mod:`card_envs.ui.csp`: the Content-Security-Policy of the pages (their one inline script,
   by hash) and the security headers the server sends.

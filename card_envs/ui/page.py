@@ -1,18 +1,28 @@
 """The play page: one HTML document with inline CSS and vanilla JS (no external resources).
 
-It shows the picture of the human seat's view, the legal moves as buttons (only legal moves
-are buttons; a click posts ``{action, turn}``), the move log, the result, a "new game" form
-and the replay download once the game is over. The game id lives in the URL's fragment
-(``/#g=<id>``), so a reload shows the same game. ``document.body.dataset.state`` is
-``loading | busy | your-turn | waiting | over | error`` and ``dataset.turn`` the move
-counter: the browser tests wait on them.
+It shows the picture of the human seat's view, on which the legal moves are played by
+clicking (hit boxes over the picture; :mod:`card_envs.ui.page_script`), the legal moves as
+buttons too (the keyboard fallback; a click posts ``{action, turn}``), the other seats' last
+moves (marked on the picture and said in a status line), the move log, the result and how the
+game is won, a "new game" form and the replay download once the game is over. The game id
+lives in the URL's fragment (``/#g=<id>``), so a reload shows the same game.
+
+Layout: on a wide screen the picture sits beside a sidebar (and is never taller than the
+window); below 820 px the sidebar goes under the picture, which takes the full width.
+``document.body.dataset.state`` is ``loading | busy | your-turn | waiting | over | error`` and
+``dataset.turn`` the move counter: the browser tests wait on them.
 """
 
 from __future__ import annotations
 
 from card_envs.core.pictures import theme
+from card_envs.draw import player_color
+from card_envs.ui.page_script import PAGE_SCRIPT
 
-__all__ = ["PAGE_SCRIPT", "play_page"]
+__all__ = ["NARROW", "PAGE_SCRIPT", "play_page"]
+
+#: widths (CSS px) up to which the sidebar goes under the picture
+NARROW = 820
 
 _CSS = """
 :root { --bg: %(background)s; --fg: %(text)s; --muted: %(muted)s; --panel: %(panel)s;
@@ -20,209 +30,65 @@ _CSS = """
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.4 system-ui, "DejaVu Sans", Verdana, sans-serif; }
-header { display: flex; gap: 1em; align-items: baseline; padding: .6em 1em;
-  background: var(--panel); border-bottom: 1px solid var(--edge); }
+header { display: flex; flex-wrap: wrap; column-gap: 1em; align-items: baseline;
+  padding: .5em 1em; background: var(--panel); border-bottom: 1px solid var(--edge); }
 header h1 { font-size: 1.15em; margin: 0; }
 #status { font-weight: bold; }
-main { display: grid; grid-template-columns: minmax(0, 1fr) 22em; gap: 1em; padding: 1em; }
-#picture svg { max-width: 100%%; height: auto; display: block; }
+main { display: grid; grid-template-columns: minmax(0, 1fr) 22em; gap: 1em; padding: 1em;
+  align-items: start; }
+#picture svg { display: block; width: 100%%; height: auto; margin: 0 auto;
+  max-width: calc((100vh - 4.5em) * var(--aspect, 10)); }
+#board p { margin: .4em 0 0 0; overflow-wrap: anywhere; font-size: .93em; }
+#last-move { margin: 0 0 .5em 0; overflow-wrap: anywhere; }
+#last-move:empty, #rule:empty { display: none; }
 aside > section { background: var(--panel); border-radius: 6px; padding: .6em .8em;
-  margin-bottom: .8em; }
+  margin-bottom: .8em; min-width: 0; }
 aside h2 { font-size: 1em; margin: 0 0 .4em 0; }
 #moves { display: flex; flex-wrap: wrap; gap: .3em; max-height: 22em; overflow-y: auto; }
-#moves button, .btn { font: inherit; padding: .25em .55em; border-radius: 4px;
-  border: 1px solid var(--edge); background: var(--bg); color: var(--fg); cursor: pointer; }
-#moves button:hover, .btn:hover { border-color: var(--accent); }
+#moves.grouped { display: block; font-size: .93em; }
+#moves .group { display: flex; flex-wrap: wrap; gap: .25em; align-items: baseline;
+  padding: .15em 0; border-bottom: 1px solid var(--bg); }
+#moves .gname { color: var(--muted); margin-right: .2em; }
+#moves button, .btn { font: inherit; padding: .2em .5em; border-radius: 4px; max-width: 100%%;
+  border: 1px solid var(--edge); background: var(--bg); color: var(--fg); cursor: pointer;
+  overflow-wrap: anywhere; text-align: left; }
+#moves button:hover, #moves button:focus-visible, .btn:hover { border-color: var(--accent);
+  box-shadow: 0 0 0 2px var(--accent); }
 #moves button:disabled { opacity: .45; cursor: wait; }
-#error { color: #d33; min-height: 1.2em; white-space: pre-wrap; }
+#error { color: #d33; min-height: 1.2em; white-space: pre-wrap; overflow-wrap: anywhere; }
 #log { max-height: 16em; overflow-y: auto; margin: 0; padding-left: 2.6em;
-  font-size: .92em; }
+  font-size: .92em; overflow-wrap: anywhere; }
 #log li.mine { font-weight: bold; }
 #log li.hidden { color: var(--muted); font-style: italic; }
-#result table { border-collapse: collapse; }
-#result td, #result th { padding: .1em .6em; text-align: left; }
+#result table { border-collapse: collapse; table-layout: fixed; width: 100%%; }
+#result td, #result th { padding: .1em .4em; text-align: left; overflow-wrap: anywhere; }
+#result th:nth-child(2) { width: 4.5em; }
+#result th:nth-child(3) { width: 3.5em; }
 #result tr.winner { color: var(--accent); font-weight: bold; }
+#result-text { margin: 0 0 .4em 0; }
 form label { display: block; margin: .2em 0; }
 form input, form select { font: inherit; width: 100%%; background: var(--bg); color: var(--fg);
   border: 1px solid var(--edge); border-radius: 4px; padding: .15em .3em; }
 .muted { color: var(--muted); }
-"""
-
-_JS = r"""
-const $ = (id) => document.getElementById(id);
-const S = { view: null, busy: false, cfg: null };
-
-function setState(s) { document.body.dataset.state = s; }
-
-async function api(method, path, body) {
-  const opt = { method, headers: {} };
-  if (body !== undefined) {
-    opt.headers["Content-Type"] = "application/json";
-    opt.body = JSON.stringify(body);
-  }
-  const r = await fetch(path, opt);
-  let data = null;
-  try { data = await r.json(); } catch (e) { data = { error: r.statusText }; }
-  if (!r.ok) {
-    const err = new Error(data.error || r.statusText);
-    err.status = r.status;
-    throw err;
-  }
-  return data;
+.ui-hits .hit { fill: transparent; stroke: var(--accent); stroke-opacity: .5;
+  stroke-width: 1.5px; stroke-dasharray: 5 4; vector-effect: non-scaling-stroke;
+  pointer-events: all; cursor: pointer; outline: none; }
+.ui-hits .hit:hover, .ui-hits .hit:focus { fill: var(--accent); fill-opacity: .3;
+  stroke-opacity: 1; stroke-width: 3px; stroke-dasharray: none; }
+.ui-hits .hit[data-step="1"] { stroke-opacity: .9; stroke-width: 2.5px; }
+.ui-hits .selected, .ui-hints .hint { fill: var(--accent); fill-opacity: .3;
+  stroke: var(--accent); stroke-width: 3px; vector-effect: non-scaling-stroke;
+  pointer-events: none; }
+.ui-marks .last { fill: none; stroke-width: 3.5px; stroke-dasharray: 8 4;
+  vector-effect: non-scaling-stroke; pointer-events: none; }
+%(seats)s
+body[data-state=busy] .ui-hits { pointer-events: none; }
+@media (max-width: %(narrow)dpx) {
+  main { grid-template-columns: minmax(0, 1fr); padding: .5em; gap: .6em; }
+  #picture svg { max-width: 100%%; }
+  header { padding: .4em .6em; }
+  #moves { max-height: 40vh; }
 }
-
-function playerName(v, s) {
-  return s === v.seat ? "you" : "player_" + s + " (" + v.players[s] + ")";
-}
-
-function render(v) {
-  S.view = v;
-  location.hash = "g=" + v.id;
-  $("title").textContent = v.game + " - you are player_" + v.seat;
-  $("picture").innerHTML = v.svg;
-  let status;
-  if (v.over) status = "Game over";
-  else if (v.your_turn) status = "Your move (" + v.phase + ")";
-  else status = "player_" + v.to_act + " to move";
-  $("status").textContent = status;
-  const moves = $("moves");
-  moves.replaceChildren();
-  moves.scrollTop = 0;
-  for (const m of v.legal) {
-    const b = document.createElement("button");
-    b.className = "move";
-    b.dataset.action = m.action;
-    b.textContent = m.label;
-    b.title = "action " + m.action;
-    b.addEventListener("click", () => play(m.action));
-    moves.appendChild(b);
-  }
-  if (!v.legal.length) {
-    const p = document.createElement("span");
-    p.className = "muted";
-    p.textContent = v.over ? "The game is over." : "Waiting for the other players.";
-    moves.appendChild(p);
-  }
-  const log = $("log");
-  log.replaceChildren();
-  for (const e of v.log) {
-    const li = document.createElement("li");
-    li.value = e.n;
-    const what = e.label === null ? "a hidden choice" : e.label;
-    li.textContent = playerName(v, e.seat) + ": " + what;
-    if (e.seat === v.seat) li.classList.add("mine");
-    if (e.label === null) li.classList.add("hidden");
-    log.appendChild(li);
-  }
-  log.scrollTop = log.scrollHeight;
-  const res = $("result");
-  res.replaceChildren();
-  if (v.result) {
-    const t = document.createElement("table");
-    t.innerHTML = "<tr><th>player</th><th>points</th><th></th></tr>";
-    v.result.points.forEach((p, s) => {
-      const tr = document.createElement("tr");
-      if (v.result.winners[s]) tr.className = "winner";
-      for (const x of [playerName(v, s), String(p), v.result.winners[s] ? "wins" : ""]) {
-        const td = document.createElement("td");
-        td.textContent = x;
-        tr.appendChild(td);
-      }
-      t.appendChild(tr);
-    });
-    res.appendChild(t);
-  }
-  $("result-box").hidden = !v.result;
-  const link = $("replay-link");
-  link.hidden = !v.over;
-  link.href = "/api/games/" + v.id + "/replay";
-  document.body.dataset.turn = v.turn;
-  setState(v.over ? "over" : (v.your_turn ? "your-turn" : "waiting"));
-}
-
-function busy(on) {
-  S.busy = on;
-  for (const b of document.querySelectorAll("#moves button")) b.disabled = on;
-  if (on) setState("busy");
-}
-
-async function play(action) {
-  if (S.busy || !S.view) return;
-  busy(true);
-  $("error").textContent = "";
-  try {
-    render(await api("POST", "/api/games/" + S.view.id + "/move",
-                     { action: action, turn: S.view.turn }));
-  } catch (e) {
-    $("error").textContent = e.message;
-    if (e.status === 409 || e.status === 404) await load(S.view.id);
-    else setState("error");
-  } finally {
-    S.busy = false;
-  }
-}
-
-async function load(id) {
-  try {
-    render(await api("GET", "/api/games/" + id));
-  } catch (e) {
-    $("error").textContent = e.message;
-    setState("error");
-  }
-}
-
-function formSettings() {
-  const seed = $("f-seed").value.trim();
-  return {
-    game: $("f-game").value, players: parseInt($("f-players").value, 10),
-    vs: $("f-vs").value, seat: parseInt($("f-seat").value, 10),
-    seed: seed === "" ? null : parseInt(seed, 10), theme: $("f-theme").value,
-    options: S.cfg.defaults.game === $("f-game").value ? S.cfg.defaults.options : {},
-  };
-}
-
-async function newGame() {
-  busy(true);
-  $("error").textContent = "";
-  try {
-    render(await api("POST", "/api/games", formSettings()));
-  } catch (e) {
-    $("error").textContent = e.message;
-    setState("error");
-  } finally {
-    S.busy = false;
-  }
-}
-
-async function start() {
-  setState("loading");
-  S.cfg = await api("GET", "/api/config");
-  const d = S.cfg.defaults, sel = $("f-game");
-  for (const g of S.cfg.games) {
-    const o = document.createElement("option");
-    o.value = g.env_id;
-    o.textContent = g.name + " (" + g.min_players + "-" + g.max_players + " players)";
-    sel.appendChild(o);
-  }
-  sel.value = d.game;
-  $("f-players").value = d.players;
-  $("f-vs").value = Array.isArray(d.vs) ? d.vs.join(",") : d.vs;
-  $("f-seat").value = d.seat;
-  $("f-seed").value = d.seed === null ? "" : d.seed;
-  $("f-theme").value = d.theme;
-  const caps = ["ms", "iterations"].filter((k) => k in S.cfg.limits)
-    .map((k) => k + " \u2264 " + S.cfg.limits[k]).join(", ");
-  $("vs-help").textContent = "e.g. random, heuristic, mcts:ms=200" +
-    (S.cfg.models.length ? "; models: " + S.cfg.models.join(", ") : "") +
-    (caps ? " (" + caps + ")" : "");
-  $("new-game").addEventListener("click", (ev) => { ev.preventDefault(); newGame(); });
-  const m = /g=([A-Za-z0-9_-]+)/.exec(location.hash);
-  if (m) {
-    try { render(await api("GET", "/api/games/" + m[1])); return; } catch (e) { /* new game */ }
-  }
-  await newGame();
-}
-start();
 """
 
 _HTML = """<!DOCTYPE html>
@@ -233,10 +99,15 @@ _HTML = """<!DOCTYPE html>
 <body data-state="loading" data-turn="-1">
 <header><h1>card-envs</h1><span id="title"></span><span id="status">loading...</span></header>
 <main>
-<section id="board"><div id="picture"></div></section>
+<section id="board"><div id="picture"></div>
+<p id="board-help" class="muted" hidden>Click a marked place on the board to play (two-step
+moves: the piece, then where it goes; Esc cancels), or use the buttons.</p>
+<p id="rule" class="muted"></p></section>
 <aside>
-<section><h2>Your moves</h2><div id="moves"></div><div id="error" role="alert"></div></section>
-<section id="result-box" hidden><h2>Result</h2><div id="result"></div>
+<section><h2>Your moves</h2>
+<p id="last-move" role="status" aria-live="polite"></p><div id="moves"></div>
+<div id="error" role="alert"></div></section>
+<section id="result-box" hidden><h2>Result</h2><p id="result-text"></p><div id="result"></div>
 <a id="replay-link" class="btn" hidden download>Download the replay</a></section>
 <section><h2>Moves so far</h2><ol id="log"></ol></section>
 <section><h2>New game</h2><form id="new-game-form">
@@ -256,13 +127,12 @@ _HTML = """<!DOCTYPE html>
 """
 
 
-#: the page's one inline script (the server's Content-Security-Policy allows it by hash)
-PAGE_SCRIPT = _JS
-
-
 def play_page(theme_name: str = "light") -> str:
     """The play page's HTML in the colours of ``theme_name``."""
     t = theme(theme_name)
-    css = _CSS % {k: getattr(t, k) for k in
-                  ("background", "text", "muted", "panel", "highlight", "card_edge")}
-    return _HTML % {"css": css, "js": _JS}
+    seats = "\n".join(f'.ui-marks .last[data-seat="{s}"] {{ stroke: {player_color(t, s)}; }}'
+                      for s in range(len(t.palette)))
+    css = _CSS % {"seats": seats, "narrow": NARROW,
+                  **{k: getattr(t, k) for k in
+                     ("background", "text", "muted", "panel", "highlight", "card_edge")}}
+    return _HTML % {"css": css, "js": PAGE_SCRIPT}

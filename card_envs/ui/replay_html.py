@@ -4,7 +4,8 @@ The page embeds the SVG picture of every step (inline CSS and JS, no external UR
 ``<script src>``, no ``<link href>``: it opens from a file with no network) and steps through
 the game: first / previous / next / last buttons, the arrow keys (Home / End too), a slider,
 the move list (``action_to_str`` of each move; click one to jump there), a view selector (all
-cards, or what one seat saw) and the points at the end.
+cards, or what one seat saw) and, at the end, the points and how the game was won (the game's
+``result_text`` for the view shown). Below 820 px wide the sidebar goes under the picture.
 
 The page's Content-Security-Policy (a ``<meta>`` tag, :mod:`card_envs.ui.csp`) lets only its
 own script run and loads nothing from the network.
@@ -28,6 +29,7 @@ from typing import Any
 
 from card_envs.core.files import write_text_atomic
 from card_envs.core.pictures import theme as get_theme
+from card_envs.ui.board import result_sentence
 from card_envs.ui.csp import meta_tag
 from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import play_back_envs, result_of
@@ -59,7 +61,8 @@ def pack_svgs(svgs: list[str]) -> tuple[list[str], list[list[int]]]:
 def build_data(replay: dict[str, Any], theme: str = "light",
                seat_views_up_to: int = SEAT_VIEWS_UP_TO) -> dict[str, Any]:
     """The page's data: ``svgs`` (unique pictures), ``frames`` (per view, the picture index
-    of every step), ``moves``, ``status`` per step, ``views``, ``result``, ``note``."""
+    of every step), ``moves``, ``status`` per step, ``views``, ``result``, ``result_text``
+    (per view: how the game is won, at the last step), ``note``."""
     steps = len(replay.get("actions", []))
     svgs: list[str] = []
     index: dict[str, int] = {}
@@ -101,6 +104,8 @@ def build_data(replay: dict[str, Any], theme: str = "light",
     return {"env_id": env.game.env_id, "game": env.game.name, "names": names,
             "seed": replay.get("seed"), "svgs": svgs, "frames": frames, "moves": moves,
             "status": status, "views": view_list, "result": result_of(env), "note": note,
+            "result_text": {key: result_sentence(env, env.state_dict(observer=observer))
+                            for key, observer in views},
             "theme": theme}
 
 
@@ -148,20 +153,34 @@ header h1 { font-size: 1.1em; margin: 0 1em 0 0; }
 button, select { font: inherit; padding: .2em .6em; border-radius: 4px;
   border: 1px solid var(--edge); background: var(--bg); color: var(--fg); cursor: pointer; }
 #slider { flex: 1 1 12em; }
+header label { min-width: 0; max-width: 100%%; }
+#view { max-width: 16em; text-overflow: ellipsis; }
 #where { font-variant-numeric: tabular-nums; min-width: 14em; }
-main { display: grid; grid-template-columns: minmax(0, 1fr) 21em; gap: 1em; padding: 1em; }
-#picture svg { max-width: 100%%; height: auto; display: block; }
+main { display: grid; grid-template-columns: minmax(0, 1fr) 21em; gap: 1em; padding: 1em;
+  align-items: start; }
+#picture svg { width: 100%%; height: auto; display: block; margin: 0 auto;
+  max-width: calc((100vh - 5em) * var(--aspect, 10)); }
 aside > section { background: var(--panel); border-radius: 6px; padding: .6em .8em;
-  margin-bottom: .8em; }
+  margin-bottom: .8em; min-width: 0; }
 aside h2 { font-size: 1em; margin: 0 0 .4em 0; }
 #moves { max-height: 60vh; overflow-y: auto; margin: 0; padding-left: 3em; font-size: .92em; }
-#moves li { cursor: pointer; padding: 0 .3em; border-radius: 3px; }
+#moves li { cursor: pointer; padding: 0 .3em; border-radius: 3px; overflow-wrap: anywhere; }
 #moves li:hover { outline: 1px solid var(--edge); }
 #moves li.current { background: var(--accent); color: #000; }
-#result table { border-collapse: collapse; }
-#result td, #result th { padding: .1em .6em; text-align: left; }
+#result table { border-collapse: collapse; table-layout: fixed; width: 100%%; }
+#result td, #result th { padding: .1em .4em; text-align: left; overflow-wrap: anywhere; }
+#result th:nth-child(2) { width: 4.5em; }
+#result th:nth-child(3) { width: 3.5em; }
 #result tr.winner { color: var(--accent); font-weight: bold; }
+#result-text { margin: 0 0 .4em 0; }
 .muted { color: var(--muted); }
+@media (max-width: 820px) {
+  main { grid-template-columns: minmax(0, 1fr); padding: .5em; gap: .6em; }
+  #picture svg { max-width: 100%%; }
+  header { padding: .4em .6em; }
+  #where { min-width: 0; }
+  #moves { max-height: 40vh; }
+}
 """
 
 _JS = r"""
@@ -180,6 +199,8 @@ function show(k) {
   const last = D.status.length - 1;
   step = Math.max(0, Math.min(last, k));
   $("picture").innerHTML = D.svgs[D.frames[view][step]];
+  const svg = $("picture").querySelector("svg"), vb = svg && svg.viewBox.baseVal;
+  if (vb && vb.width > 0 && vb.height > 0) svg.style.setProperty("--aspect", vb.width / vb.height);
   $("slider").value = step;
   $("where").textContent = "step " + step + " / " + last + " - " + D.status[step];
   for (const li of document.querySelectorAll("#moves li.current")) li.classList.remove("current");
@@ -189,6 +210,7 @@ function show(k) {
     li.scrollIntoView({ block: "nearest" });
   }
   $("result-box").hidden = !(D.result && step === last);
+  $("result-text").textContent = (D.result_text || {})[view] || "";
   document.body.dataset.step = step;
 }
 
@@ -268,7 +290,8 @@ _HTML = """<!DOCTYPE html>
 <span id="where">loading...</span>
 <label>view <select id="view"></select></label></header>
 <main><section id="board"><div id="picture"></div><p id="note" class="muted"></p></section>
-<aside><section id="result-box" hidden><h2>Result</h2><div id="result"></div></section>
+<aside><section id="result-box" hidden><h2>Result</h2><p id="result-text"></p>
+<div id="result"></div></section>
 <section><h2>Moves</h2><ol id="moves"></ol></section></aside></main>
 <script type="application/octet-stream" id="data">%(data)s</script>
 <script>%(js)s</script>

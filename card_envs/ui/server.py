@@ -33,7 +33,11 @@ JSON API (every error is ``{"error": message}`` and leaves the game as it was):
 ==============================  ===========================================================
 
 The view: ``{id, env_id, game, seat, players, turn, to_act, your_turn, phase, svg, legal:
-[{action, label}], log: [{n, seat, label}], over, result, theme}``.
+[{action, label, path}], log: [{n, seat, label}], last: [{n, seat, label, boxes}], over,
+result, result_text, theme}``. ``path``: the boxes ``[x, y, w, h]`` on ``svg`` a person clicks
+in order to play the move; ``last``: the other seats' latest moves since the human's, with the
+boxes where each was played when the human may know it (:mod:`card_envs.ui.board`);
+``result_text``: how the game is won, for the human's view.
 """
 
 from __future__ import annotations

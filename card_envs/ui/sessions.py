@@ -7,7 +7,9 @@ them, apart from HTTP: every field of a request is checked here before anything 
 * :func:`new_session`: a new game from a create request (game, players, seat, seed: 64-bit
   secrets unless given, options, theme, opponents);
 * :class:`GameSession`: one game, the human's moves checked (types, turn, legality) and the
-  agents' replies, and the human seat's view, the only thing the browser ever receives;
+  agents' replies, and the human seat's view, the only thing the browser ever receives (with
+  the click paths of its legal moves and the places of the other seats' public last moves,
+  :mod:`card_envs.ui.board`);
 * :class:`Games`: the table of games by random id, bounded in games and agents' bytes
   (least recently used dropped);
 * :class:`ApiError`: the HTTP status and message of a refused request (the game unchanged).
@@ -34,6 +36,7 @@ from card_envs.core.checks import short_repr
 from card_envs.core.game import check_untrusted_options
 from card_envs.core.registry import make_raw, manifest, resolve_env_id
 from card_envs.draw import THEMES
+from card_envs.ui.board import Box, last_moves, move_paths, result_sentence
 from card_envs.ui.moves import describe_move
 from card_envs.ui.pictures import picture_svg
 from card_envs.ui.record import make_replay, result_of
@@ -111,6 +114,7 @@ class GameSession:
     theme: str = "light"
     actions: list[int] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
+    marks: list[list[Box] | None] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     salt: int = field(default_factory=lambda: secrets.randbits(31))
     last_used: float = field(default_factory=time.monotonic)
@@ -125,11 +129,17 @@ class GameSession:
         return None if cur < 0 else cur
 
     def _apply(self, action: int) -> None:
-        """Play ``action`` (legal) for the seat to act and log it as the human sees it."""
+        """Play ``action`` (legal) for the seat to act and log it as the human sees it; another
+        seat's public move is marked where it was played on the human's picture before it."""
         entry = describe_move(self.env, action, self.human, seed=self.salt + len(self.actions))
+        boxes = None
+        if entry["seat"] != self.human and entry["label"] is not None:
+            seen = self.env.state_dict(observer=self.human)
+            boxes = move_paths(self.env, seen, [action]).get(int(action), [])
         self.env.step(action)
         self.actions.append(int(action))
         self.log.append({"n": len(self.actions), **entry})
+        self.marks.append(boxes)
 
     def advance(self) -> None:
         """The agents move until the human is to act or the game is over."""
@@ -166,15 +176,18 @@ class GameSession:
         env, h = self.env, self.human
         sd = env.state_dict(observer=h)
         yours = not self.over and self.to_act == h
-        legal = [{"action": a, "label": env.action_to_str(a)} for a in env.legal_actions()] \
-            if yours else []
+        actions = [int(a) for a in env.legal_actions()] if yours else []
+        paths = move_paths(env, sd, actions)
+        legal = [{"action": a, "label": env.action_to_str(a), "path": paths.get(a, [])}
+                 for a in actions]
         return {
             "id": self.id, "env_id": env.game.env_id, "game": env.game.name, "seat": h,
             "players": ["you" if s == h else self.specs[s] for s in range(len(self.specs))],
             "turn": len(self.actions), "to_act": self.to_act, "your_turn": yours,
             "phase": sd["phase"], "svg": picture_svg(env, h, self.theme), "legal": legal,
-            "log": list(self.log), "over": self.over, "result": result_of(env),
-            "theme": self.theme,
+            "log": list(self.log), "last": last_moves(self.log, self.marks, h),
+            "over": self.over, "result": result_of(env),
+            "result_text": result_sentence(env, sd), "theme": self.theme,
         }
 
     @cached_property

@@ -1,6 +1,7 @@
 """The play server through its JSON API (Starlette's TestClient; a real uvicorn for the
 concurrency test): whole games of every game, bad requests answered 4xx with the game
-unchanged, games independent of each other, and nothing hidden reaching the browser."""
+unchanged, games independent of each other, nothing hidden reaching the browser, and the
+board's click paths, last-move marks and result sentence as the games' view modules give them."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from starlette.testclient import TestClient
 
 from card_envs import make_raw
 from card_envs.core import kernels as K
+from card_envs.ui.board import move_paths
 from card_envs.ui.moves import describe_move, view_after
 from card_envs.ui.record import play_back_envs
 from card_envs.ui.server import create_app
@@ -59,6 +61,7 @@ def test_a_whole_game_through_the_api(client: TestClient, game: str) -> None:
     assert view["over"] and view["to_act"] is None and view["legal"] == []
     res = view["result"]
     assert len(res["points"]) == 2 and any(res["winners"])
+    assert all(f"player_{s}" in view["result_text"] for s, w in enumerate(res["winners"]) if w)
     assert [e["n"] for e in view["log"]] == list(range(1, view["turn"] + 1))
     mine = [e for e in view["log"] if e["seat"] == seat]
     assert mine and all(e["label"] for e in mine)
@@ -190,10 +193,11 @@ def _equal_views(session: Any, rng: np.random.Generator, draws: int = 3) -> None
 
 
 def _check_log(env_id: str, options: dict, seed: int, human: int, actions: list[int],
-               log: list[dict], salt: int, rng: np.random.Generator) -> int:
-    """Each logged move of another seat is what ``describe_move`` makes of it, and it stays
-    the same for every position and move the human cannot tell from the true ones (same view
-    before and after). Returns how many moves were checked."""
+               log: list[dict], marks: list, salt: int, rng: np.random.Generator) -> int:
+    """Each logged move of another seat is what ``describe_move`` makes of it, marked on the
+    board (``marks``) where the human's view before it places it (public moves only), and both
+    stay the same for every position and move the human cannot tell from the true ones (same
+    view before and after). Returns how many moves were checked."""
     env = make_raw(env_id, **options)
     env.reset(seed=seed)
     checked = 0
@@ -202,13 +206,19 @@ def _check_log(env_id: str, options: dict, seed: int, human: int, actions: list[
         entry = describe_move(env, a, human, seed=salt + k)
         assert {"n": k + 1, **entry} == log[k]
         if seat != human:
+            before = env.state_dict(observer=human)
+            assert marks[k] == (None if entry["label"] is None else
+                                move_paths(env, before, [a])[a]), k
             rew = np.zeros(env.game.num_players, np.float32)
             seen = view_after(env.game, env.state_array, a, human, rew)
             for _ in range(2):
                 alt = env.resample(human, rng)
+                assert alt.state_dict(observer=human) == before
                 for b in alt.legal_actions():
                     if view_after(env.game, alt.state_array, b, human, rew) == seen:
                         assert describe_move(alt, b, human, seed=salt + k) == entry, (k, b)
+                        if entry["label"] is not None:
+                            assert move_paths(alt, before, [b])[b] == marks[k], (k, b)
                         checked += 1
         env.step(a)
     return checked
@@ -227,10 +237,54 @@ def test_hidden_information_stays_on_the_server(client: TestClient, game: str) -
                        on_view=lambda v: _equal_views(session, rng))
     opts = {**SHORT[game].get("options", {}), "num_players": 3}
     checked = _check_log(session.env.game.env_id, opts, 3, 1, session.actions, session.log,
-                         session.salt, rng)
+                         session.marks, session.salt, rng)
     assert checked > 0
     if game == "slide":  # reveal choices of the seats before the last are hidden
         assert any(e["label"] is None for e in view["log"])
+
+
+@pytest.mark.parametrize("game", ["slide", "op_glad_ijs"])
+def test_last_moves_are_marked_only_when_public(client: TestClient, game: str) -> None:
+    """Every view's ``last`` is the latest move of each other seat since the human's, marked
+    where the human's view before it places it; a hidden choice (Slide's reveals before the
+    last chooser's, Op Glad IJs' slaps) is neither named nor marked. The legal moves carry
+    their click paths on the human's picture."""
+    view = new_game(client, {**SHORT[game], "players": 3, "vs": "random"}, seed=8, seat=1)
+    session = client.app.state.games.get(view["id"])
+    views: list[dict[str, Any]] = []
+
+    def seen(v: dict[str, Any]) -> None:
+        views.append(v)
+        env = session.env
+        legal = [m["action"] for m in v["legal"]]
+        paths = move_paths(env, env.state_dict(observer=1), legal)
+        assert [m["path"] for m in v["legal"]] == [paths[a] for a in legal]
+        assert all(m["path"] for m in v["legal"])
+
+    play_random(client, view, random.Random(5), on_view=seen)
+    env = make_raw(session.env.game.env_id, **{**SHORT[game].get("options", {}),
+                                                "num_players": 3})
+    env.reset(seed=8)
+    expected = []
+    for a in session.actions:  # where each move was played, on the human's picture before it
+        expected.append(move_paths(env, env.state_dict(observer=1), [a])[a])
+        env.step(a)
+    hidden = marked = 0
+    for v in views:
+        mine = [e["n"] for e in v["log"] if e["seat"] == 1]
+        since = [e for e in v["log"] if e["n"] > max(mine, default=0)]
+        latest = {e["seat"]: e for e in since}
+        assert [e["n"] for e in v["last"]] == sorted(e["n"] for e in latest.values())
+        for e in v["last"]:
+            assert e["seat"] != 1 and {k: e[k] for k in ("n", "seat", "label")} == \
+                v["log"][e["n"] - 1]
+            if e["label"] is None:
+                assert e["boxes"] is None
+                hidden += 1
+            else:
+                assert e["boxes"] == expected[e["n"] - 1]
+                marked += 1
+    assert hidden > 0 and marked > 0
 
 
 def test_concurrent_games_are_independent() -> None:
