@@ -52,7 +52,9 @@ def save_png(data: bytes, path: Path) -> None:
         img.quantize(colors=128).save(buf, "PNG", optimize=True)
         data = buf.getvalue()
     path.write_bytes(data)
-    print(f"wrote {path.relative_to(ROOT)} ({len(data) / 1024:.0f} KiB)", flush=True)
+    shown = path.resolve()
+    shown = shown.relative_to(ROOT) if shown.is_relative_to(ROOT) else shown
+    print(f"wrote {shown} ({len(data) / 1024:.0f} KiB)", flush=True)
 
 
 def mid_game(game: str, seed: int = 3) -> Any:
