@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         curves = "\n".join(f"![{e}](images/training/{e}.png)" for e in rows
                            if (CURVES / f"{e}.png").is_file())
         cmd = " ".join(sys.argv[1:] if argv is None else argv)
-        block = (f"<!-- baselines:start -->\n`python benchmarks/baselines.py {cmd}` ({utc[:8]}, "
+        block = (f"<!-- baselines:start -->\n`python benchmarks/baselines.py {cmd}` ("
                  f"{machine_info()['cpu_count']} CPU cores):\n\n{table(rows)}\n\n"
                  f"{curves}\n<!-- baselines:end -->")
         text, n = re.subn(r"<!-- baselines:start -->.*?<!-- baselines:end -->", block,

@@ -163,8 +163,8 @@ def write_docs(rows: list[dict[str, Any]], meta: dict[str, Any], cmd: str) -> No
     doc = ROOT / "docs" / "training.md"
     text = doc.read_text()
     block = (f"<!-- train_speed:start -->\n`{cmd}` on {meta['machine'].get('cpu_count')} CPU "
-             f"cores ({meta['machine'].get('processor') or meta['machine'].get('machine')}), "
-             f"{meta['utc'][:8]}:\n\n{table(rows)}\n\n"
+             f"cores ({meta['machine'].get('processor') or meta['machine'].get('machine')}):"
+             f"\n\n{table(rows)}\n\n"
              "![training speed per game](images/train_speed.png)\n<!-- train_speed:end -->")
     new, n = re.subn(r"<!-- train_speed:start -->.*?<!-- train_speed:end -->", block, text,
                      flags=re.S)
