@@ -7,7 +7,7 @@ are iterations per move (reproducible: same seed, same games); the arena measure
 each agent takes per move on this machine, and the table reports it next to the win rate and
 its 95% Wilson interval. Each game's budget and target are in its manifest
 (``card_envs/<game>/manifest.py``, ``bench.ladder_budget`` and ``bench.ladder_target``); the
-targets (issue 7): search wins >= 60% against the heuristic (``"win"``: Slide, Isflak, Flipology
+targets: search wins >= 60% against the heuristic (``"win"``: Slide, Isflak, Flipology
 and If It Fits), or is not worse than it (``"not worse"``, the interval reaches 50% or more: Op
 Glad IJs), with <= 200 ms per move.
 

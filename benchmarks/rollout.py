@@ -55,7 +55,7 @@ from card_envs.rl.single_agent import SingleAgentEnv  # noqa: E402
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 TARGET_RATIO = 5.0
-#: env steps/s of collect_rollouts with the training network at B = 1024 (issue 16)
+#: env steps/s of collect_rollouts with the training network at B = 1024
 TARGET_STEPS = 100_000
 V_BATCHED, V_DUMMY = "BatchedVecEnv", "DummyVecEnv"
 

@@ -13,7 +13,8 @@ by commas right after a spec that already has a ``:``): ``mcts:ms=50+c=0.7``,
 With fewer agents than players the pool is repeated to fill the seats; with more, every
 combination of ``--players`` agents (a lineup) plays ``--games`` games. Seats rotate every
 game and each deal is replayed with every rotation (see ``card_envs.arena``, ``docs/arena.md``).
-``--workers`` defaults to ``min(2, CPU cores)`` processes.
+``--workers auto`` (the default) plays in this process unless the games take long enough to
+pay for starting worker processes (:func:`card_envs.arena.runner.auto_workers`).
 
     card-envs record --game slide --agents heuristic,random --seed 1 -o game.json
     card-envs replay game.json -o game.html
@@ -37,21 +38,24 @@ import time
 import warnings
 import webbrowser
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from card_envs.agents.registry import check_spec
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
 from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
+from card_envs.arena.warmup import notice_label
 from card_envs.core import replay
 from card_envs.core.checks import check_nesting, short_repr
 from card_envs.core.errors import CardEnvError
 from card_envs.core.files import write_text_atomic
+from card_envs.core.progress import compile_notice
 from card_envs.core.registry import env_ids, resolve_env_id
 from card_envs.draw import THEMES
 from card_envs.ui.record import record_game
 from card_envs.ui.replay_html import write_html
 from card_envs.ui.specs import split_agents
 
-__all__ = ["arena_main", "build_parser", "default_workers", "main", "split_agents"]
+__all__ = ["OneLineParser", "arena_main", "build_parser", "fail", "main", "split_agents"]
 
 ARENA_HELP = ("Play agents against each other over duplicate deals; print win rates and mean "
               "points with 95% confidence intervals, ratings and a head-to-head matrix.")
@@ -61,9 +65,41 @@ REPLAY_HELP = ("Write a replay as one self-contained HTML page that steps throug
 PLAY_HELP = ("Play a game against agents in the browser: a local web server (127.0.0.1 by "
              "default) and a page where you click your legal moves.")
 
-def default_workers() -> int:
-    """The CLI's default ``--workers``: ``min(2, os.cpu_count())``."""
-    return max(1, min(2, os.cpu_count() or 1))
+
+def fail(prog: str, message: object, hint: str = "") -> int:
+    """Print ``<prog>: error: <message>`` as one line on stderr (line breaks in the message
+    become spaces; ``hint`` follows in brackets) and return 2, the exit code of every mistake
+    on the command line."""
+    text = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+    print(f"{prog}: error: {text}" + (f" ({hint})" if hint else ""), file=sys.stderr,
+          flush=True)
+    return 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose usage errors are one line, ``card-envs: error:
+    <message> (card-envs arena --help)``, exit code 2 (argparse prints the whole usage first).
+    Sub-parsers inherit it; the prefix is the program's name (the first word of ``prog``)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(self.prog.split()[0], message, hint=f"{self.prog} --help")
+        self.exit(2)
+
+
+def _error_prog(args: argparse.Namespace) -> str:
+    """The program name errors of a parsed command start with (``card-envs``, ``arena.py``)."""
+    return getattr(args, "error_prog", None) or "card-envs"
+
+
+def _workers(text: str) -> int | str:
+    """``--workers``: a number of processes or ``auto``."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of processes or 'auto', got "
+                                         f"{short_repr(text)}") from None
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -127,9 +163,10 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
                          "every lineup of --players agents")
     ap.add_argument("--players", type=int, default=2, help="number of seats (default 2)")
     ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    ap.add_argument("--workers", type=int, default=default_workers(),
-                    help="worker processes (default min(2, CPU cores) = %(default)s; "
-                         "0 = every core); results do not depend on it")
+    ap.add_argument("--workers", type=_workers, default="auto",
+                    help="worker processes (0 = every core); 'auto' (the default) uses more "
+                         "than 1 only when the games take long enough to pay for starting "
+                         "them; results do not depend on it")
     ap.add_argument("--option", "-o", type=_option, action="append", default=[],
                     metavar="KEY=VALUE", help="extra game option, e.g. -o start_player=random")
     ap.add_argument("--json", metavar="PATH", help="also write the full results as JSON")
@@ -144,14 +181,19 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
 
 def arena_main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """``card-envs arena``: play agents against each other and print a results table."""
-    ap = argparse.ArgumentParser(prog=prog, description=ARENA_HELP)
+    ap = OneLineParser(prog=prog, description=ARENA_HELP)
     add_arena_arguments(ap)
-    return run_arena_command(ap.parse_args(argv))
+    ap.set_defaults(error_prog=ap.prog.split()[0])
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2, its line already printed)
+        return int(e.code or 0)
+    return run_arena_command(args)
 
 
 def run_arena_command(args: argparse.Namespace) -> int:
-    """Run ``card-envs arena`` with parsed arguments (exit code 2 and one ``error:`` line for
-    any mistake in names, options, agent specs or model files)."""
+    """Run ``card-envs arena`` with parsed arguments (exit code 2 and one ``card-envs: error:``
+    line for any mistake in names, options, agent specs or model files)."""
     names = split_agents(args.agents)
     options = dict(args.option)
     results = []
@@ -184,15 +226,13 @@ def run_arena_command(args: argparse.Namespace) -> int:
                          plot_ratings(res, out / f"{env_id}_ratings.png")]
                 print("wrote " + ", ".join(map(str, paths)), flush=True)
     except (ValueError, TypeError, ImportError, OSError) as e:  # names, options, model files
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(_error_prog(args), e)
     if args.json:
         data = results[0].to_json() if len(results) == 1 else [r.to_json() for r in results]
         try:
             write_text_atomic(args.json, json.dumps(data, indent=1))
         except OSError as e:
-            print(f"error: --json {args.json}: {e}", file=sys.stderr)
-            return 2
+            return fail(_error_prog(args), f"--json {args.json}: {e}")
         print(f"wrote {args.json}")
     return 0
 
@@ -226,12 +266,14 @@ def run_record_command(args: argparse.Namespace) -> int:
             raise ValueError("set the number of seats with --players")
         _output_file(args.out, "--out")
         t = time.perf_counter()
-        d = record_game(resolve_env_id(args.game), seats, seed=args.seed, num_players=n,
-                        **options)
+        env_id = resolve_env_id(args.game)
+        for spec in specs:
+            check_spec(spec, env_id)  # mistakes before anything compiles
+        with compile_notice(notice_label(env_id, seats)):  # a line only when compiling
+            d = record_game(env_id, seats, seed=args.seed, num_players=n, **options)
         replay.save(d, args.out)
     except (ValueError, TypeError, ImportError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(_error_prog(args), e)
     res = d.get("result", {})
     print(f"wrote {args.out}: {d['env_id']}, {len(d['actions'])} actions, points "
           f"{res.get('points')}, winners {res.get('winners')} "
@@ -261,8 +303,7 @@ def run_replay_command(args: argparse.Namespace) -> int:
         t = time.perf_counter()
         info = write_html(d, out, theme=args.theme, **kw)
     except (CardEnvError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(_error_prog(args), e)
     print(f"wrote {out}: {info['steps']} steps, views {', '.join(info['views'])}, "
           f"{info['bytes'] / 1024:.0f} KiB ({time.perf_counter() - t:.1f} s)")
     return 0
@@ -314,9 +355,8 @@ def run_play_command(args: argparse.Namespace) -> int:
         from card_envs.ui.server import create_app
         from card_envs.ui.sessions import ApiError, new_session
     except ImportError as e:
-        print(f"error: card-envs play needs the ui extra (pip install 'card-envs[ui]'): {e}",
-              file=sys.stderr)
-        return 2
+        return fail(_error_prog(args),
+                    f"card-envs play needs the ui extra (pip install 'card-envs[ui]'): {e}")
     defaults = {"game": args.game, "players": args.players, "vs": split_agents(args.vs),
                 "seat": args.seat, "seed": args.seed, "options": dict(args.option),
                 "theme": args.theme}
@@ -328,8 +368,9 @@ def run_play_command(args: argparse.Namespace) -> int:
         local = args.host in ("127.0.0.1", "localhost", "::1")
         hosts = ["127.0.0.1", "localhost", "[::1]"] if local else None
         app = create_app(defaults, allowed_hosts=hosts, models=models)  # checks the models
-        new_session(dict(defaults, seed=0 if args.seed is None else args.seed),
-                    app.state.policy)  # a game of the defaults, built now to check them
+        with compile_notice(notice_label(defaults["game"], defaults["vs"])):
+            new_session(dict(defaults, seed=0 if args.seed is None else args.seed),
+                        app.state.policy)  # a game of the defaults, built now to check them
         if not local:
             print(f"warning: binding {args.host}: anyone who can reach this address can play "
                   "on this server (it has no login)", file=sys.stderr)
@@ -339,8 +380,7 @@ def run_play_command(args: argparse.Namespace) -> int:
         sock.bind((args.host, args.port))
         sock.listen(128)  # connections wait from now on, even before uvicorn accepts
     except (ApiError, ValueError, TypeError, OSError) as e:  # any bad setting: one line
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(_error_prog(args), e)
     port = sock.getsockname()[1]
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{port}/"
@@ -358,7 +398,8 @@ def run_play_command(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """``card-envs`` with one subcommand per tool."""
-    ap = argparse.ArgumentParser(prog="card-envs", description="card-envs command line tools.")
+    ap = OneLineParser(prog="card-envs", description="card-envs command line tools.")
+    ap.set_defaults(error_prog=ap.prog)
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", required=True)
     arena = sub.add_parser("arena", help=ARENA_HELP.replace("%", "%%"), description=ARENA_HELP)
     add_arena_arguments(arena)
@@ -379,9 +420,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``card-envs`` command."""
     ap = build_parser()
     try:
-        args = ap.parse_args(argv)
-    except SystemExit as e:  # --help (0) or a usage error (2)
+        args, extra = ap.parse_known_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2, its line already printed)
         return int(e.code or 0)
+    if extra:  # argparse would blame the top-level parser; name the subcommand's help
+        return fail(ap.prog, f"unrecognized arguments: {' '.join(extra)}",
+                    hint=f"{ap.prog} {args.command} --help")
     return args.run(args)
 
 

@@ -26,7 +26,7 @@ try:
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from card_envs.cli import _option
+from card_envs.cli import OneLineParser, _option
 from card_envs.core.registry import resolve_env_id
 
 
@@ -40,7 +40,7 @@ def _ppo_setting(text: str) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     global argv_given
     argv_given = argv
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = OneLineParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("--game", required=True, help="env id or short name (slide, isflak...)")
@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
 
-    env_id = resolve_env_id(args.game)
+    try:
+        env_id = resolve_env_id(args.game)
+    except ValueError as e:  # an unknown game: one error line, as for the other mistakes
+        ap.error(str(e))
     options = dict(args.option)
     if "num_players" in options:
         ap.error("set the number of seats with --players, not -o num_players=...")

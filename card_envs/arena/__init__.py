@@ -51,13 +51,29 @@ each initial state); :func:`rerun` plays a recorded run again.
 **Parallel games.** ``workers > 1`` plays chunks of deals in a ``ProcessPoolExecutor`` (spawn
 context; call it under ``if __name__ == "__main__":`` in scripts). Workers rebuild the agents
 from their specs, so agent *instances* can only run in-process (``ValueError`` otherwise).
+``workers="auto"`` (the default) starts workers only when the games left after each lineup's
+first deal would take more than ``AUTO_SECONDS`` in-process (:func:`runner.auto_workers`).
+
+**Compiling.** Before its first game a run builds the env and the agents and plays a short
+warm-up game (:func:`warm`), so every numba kernel it needs is compiled, or loaded from the
+on-disk cache, up front (and worker processes only load them). When something had to be
+compiled, ``progress=True`` prints one line per game saying what and how long
+(``compiling if_it_fits_v0: random, heuristic (first run only) ... 41 s``).
 """
 
 from __future__ import annotations
 
 from card_envs.arena.plots import plot_ratings, plot_winrate_matrix
 from card_envs.arena.results import JSON_FORMAT, ArenaResult
-from card_envs.arena.runner import agent_seed, deal_seed, rerun, run_arena
+from card_envs.arena.runner import (
+    AUTO_SECONDS,
+    agent_seed,
+    auto_workers,
+    deal_seed,
+    rerun,
+    run_arena,
+    warm,
+)
 from card_envs.arena.stats import (
     Z95,
     AgentStats,
@@ -69,6 +85,7 @@ from card_envs.arena.stats import (
 )
 from card_envs.core.registry import resolve_env_id
 
-__all__ = ["JSON_FORMAT", "Z95", "AgentStats", "ArenaResult", "HeadToHead", "Rating",
-           "agent_seed", "deal_seed", "finish_ranks", "mean_interval", "plot_ratings",
-           "plot_winrate_matrix", "rerun", "resolve_env_id", "run_arena", "wilson_interval"]
+__all__ = ["AUTO_SECONDS", "JSON_FORMAT", "Z95", "AgentStats", "ArenaResult", "HeadToHead",
+           "Rating", "agent_seed", "auto_workers", "deal_seed", "finish_ranks", "mean_interval",
+           "plot_ratings", "plot_winrate_matrix", "rerun", "resolve_env_id", "run_arena", "warm",
+           "wilson_interval"]

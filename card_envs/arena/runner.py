@@ -1,5 +1,6 @@
 """Playing arena runs: participants and lineups, duplicate deals with seat rotation, worker
-processes or Ray tasks, replays, :func:`run_arena` and :func:`rerun` (the rules are in
+processes (``workers="auto"``: :func:`auto_workers`) or Ray tasks, replays, :func:`run_arena`,
+:func:`rerun` and :func:`warm` (compiling before a run; the rules are in
 :mod:`card_envs.arena`)."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import platform
 import sys
 import time
@@ -18,14 +20,17 @@ from typing import Any
 import numpy as np
 
 from card_envs.agents.base import Agent
-from card_envs.agents.registry import make_agent
+from card_envs.agents.registry import check_spec, make_agent
 from card_envs.arena.results import ArenaResult
 from card_envs.arena.schema import model_files
 from card_envs.arena.stats import aggregate, finish_ranks
+from card_envs.arena.warmup import notice_label, warm_up_games
 from card_envs.core.errors import OptionError
+from card_envs.core.progress import compile_notice
 from card_envs.core.registry import ENV_IDS, make_raw, manifest, register, resolve_env_id
 
-__all__ = ["agent_seed", "deal_seed", "rerun", "run_arena"]
+__all__ = ["AUTO_SECONDS", "agent_seed", "auto_workers", "deal_seed", "rerun", "run_arena",
+           "warm"]
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -194,26 +199,52 @@ def _play_chunk(task: dict[str, Any]) -> list[dict[str, Any]]:
                  record=bool(task.get("record")))
 
 
-def _chunks(nlineups: int, games: int, n: int, workers: int) -> list[tuple[int, int, int]]:
-    """(lineup, start, stop) pieces of whole deals, about four per worker."""
+def _chunks(nlineups: int, games: int, n: int, workers: int,
+            first_deal: int = 0) -> list[tuple[int, int, int]]:
+    """(lineup, start, stop) pieces of whole deals from ``first_deal`` on, about four per
+    worker."""
     deals = -(-games // n)
-    per = max(1, -(-(deals * nlineups) // (4 * workers)))
+    per = max(1, -(-((deals - first_deal) * nlineups) // (4 * workers)))
     out = []
     for lu in range(nlineups):
-        for d0 in range(0, deals, per):
+        for d0 in range(first_deal, deals, per):
             out.append((lu, d0 * n, min(games, (d0 + per) * n)))
     return out
 
 
+#: ``workers="auto"`` plays each lineup's first deal in this process, then hands the rest to
+#: worker processes when it would take longer than this here: starting two workers (each
+#: imports card-envs, loads the kernels from the cache and builds its agents) costs about 1 s
+#: on a quiet 2-core machine and 2-3 s on a busy one (docs/performance.md)
+AUTO_SECONDS = 5.0
+
+
+def auto_workers(projected_seconds: float, cpus: int | None = None) -> int:
+    """The worker count ``workers="auto"`` picks for games that would take
+    ``projected_seconds`` in one process: 1 below :data:`AUTO_SECONDS`, else one per
+    ``AUTO_SECONDS`` of play, at least 2 and at most the CPU cores (1 on one core)."""
+    cpus = cpus or os.cpu_count() or 1
+    if projected_seconds < AUTO_SECONDS or cpus < 2:
+        return 1
+    return max(2, min(cpus, int(projected_seconds // AUTO_SECONDS)))
+
+
 def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_players: int = 2,
-              seed: int = 0, progress: bool = True, workers: int = 1,
+              seed: int = 0, progress: bool = True, workers: int | str = "auto",
               backend: str = "local", address: str | None = None,
               replays: str | Path | None = None, **game_options: Any) -> ArenaResult:
     """Play ``games`` games *per lineup* of ``env_id`` between the pool ``agents`` (specs or
     instances) over duplicate deals with seat rotation (:mod:`card_envs.arena`) and return the
     results. ``game_options`` go to the env and to the agents (e.g. ``start_player``,
     ``reward_mode``). ``workers > 1`` plays in that many spawned processes (specs only;
-    ``workers <= 0``: one per CPU core); results do not depend on ``workers``.
+    ``workers <= 0``: one per CPU core); results do not depend on ``workers``. ``"auto"`` (the
+    default) plays each lineup's first deal here and, if the rest would take more than
+    :data:`AUTO_SECONDS` here, the rest in :func:`auto_workers` processes. Starting workers
+    costs more than a whole run of cheap agents (random against the heuristic, 200 Slide
+    games: 0.19 s here, 0.9 s with two workers), less than longer runs save (40 Isflak games
+    of ``mcts:iterations=1000`` against the heuristic: 3.7 s here, 2.9 s with two workers;
+    measured on 2 cores, ``benchmarks/cold_start.py --workers-only``, docs/performance.md).
+    With agent instances it plays everything here.
 
     ``backend="ray"`` plays the same chunks of deals as Ray tasks (specs only; the ``rllib``
     extra), on the Ray instance this process is connected to, else on ``address``
@@ -221,8 +252,6 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
     the run (:mod:`card_envs.arena.ray_backend`); results equal ``workers=1``'s.
     ``replays``: a folder that gets each game's replay JSON (``<env_id>_game<NNNNNN>.json``,
     format ``card-envs-replay``: the deal's reset seed and every action)."""
-    import os
-
     from card_envs.core.progress import tqdm_class
 
     tqdm = tqdm_class()
@@ -230,25 +259,38 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     n = num_players
-    env = make_raw(env_id, num_players=n, **game_options)
+    specs: list[str | None] = [a if isinstance(a, str) else None for a in agents]
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("address is the Ray cluster of backend='ray'")
+    auto = workers == "auto"
+    if auto:
+        workers = 1  # for now: decided after the first deal of every lineup
+    elif not isinstance(workers, int | np.integer) or isinstance(workers, bool):
+        raise ValueError(f"workers is an integer or 'auto', got {workers!r}")
+    elif workers <= 0:
+        workers = os.cpu_count() or 1
+    auto = auto and backend == "local" and all(s is not None for s in specs)
+    if (workers > 1 or backend == "ray") and any(s is None for s in specs):
+        raise ValueError("agent instances cannot be sent to worker processes; pass agent specs "
+                         "(strings such as 'heuristic' or 'mcts:ms=50') or use workers=1")
+    for a in agents if not isinstance(agents, str) else ():
+        if isinstance(a, str):
+            check_spec(a, env_id)  # a mistake is reported before anything compiles
+    # compiled (or loaded from the cache) here, with a line saying so, before any timed move;
+    # worker processes then load every kernel from the cache instead of compiling it again
+    with compile_notice(notice_label(env_id, agents), enabled=progress):
+        env = make_raw(env_id, num_players=n, **game_options)
+        objs, names, labels = _participants(env_id, agents, n, game_options)
+        warm_up_games(env, objs)
     if games % n:
         up = -(-games // n) * n
         warnings.warn(f"{games} games per lineup at {n} seats: the last deal is played in only "
                       f"{games % n} of its {n} seat rotations, so seats are not balanced; "
                       f"use a multiple of {n} (e.g. {up})", UserWarning, stacklevel=2)
     options = dict(env.game.options)
-    objs, names, labels = _participants(env_id, agents, n, game_options)
     lineups = _lineups(len(objs), n)
-    specs: list[str | None] = [a if isinstance(a, str) else None for a in agents]
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if address is not None and backend != "ray":
-        raise ValueError("address is the Ray cluster of backend='ray'")
-    if workers <= 0:
-        workers = os.cpu_count() or 1
-    if (workers > 1 or backend == "ray") and any(s is None for s in specs):
-        raise ValueError("agent instances cannot be sent to worker processes; pass agent specs "
-                         "(strings such as 'heuristic' or 'mcts:ms=50') or use workers=1")
     record = replays is not None
     ray_session = None
     if backend == "ray":
@@ -271,14 +313,30 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
                            chunks, record)
             log = run_tasks(_play_chunk, tasks,
                             on_done=lambda c: bar.update(chunks[c][2] - chunks[c][1]))
-        elif workers <= 1:
-            log = []
-            for lu, members in enumerate(lineups):
-                log += _play(env, objs, labels, n, seed, lu, members, 0, games, games,
-                             deal_seeds, on_game=lambda: bar.update(1), record=record)
         else:
-            log = _run_parallel(_tasks(env_id, specs, n, game_options, seed, lineups, games,
-                                       deal_seeds, chunks, record), workers, bar, chunks)
+            log = []
+            first = min(n, games) if auto else 0  # "auto": the first deal here, timed
+            spent = 0.0
+            for lu, members in enumerate(lineups):
+                t_lu = time.perf_counter()
+                log += _play(env, objs, labels, n, seed, lu, members, 0, first, games,
+                             deal_seeds, on_game=lambda: bar.update(1), record=record)
+                spent += time.perf_counter() - t_lu
+            if auto:
+                workers = auto_workers(spent * (games - first) / first)
+                chunks = _chunks(len(lineups), games, n, workers, first_deal=1)
+                workers = min(workers, max(1, len(chunks)))
+            if workers <= 1:
+                for lu, members in enumerate(lineups):
+                    log += _play(env, objs, labels, n, seed, lu, members, first, games,
+                                 games, deal_seeds, on_game=lambda: bar.update(1),
+                                 record=record)
+                log.sort(key=lambda g: g["game"])
+            else:
+                log += _run_parallel(_tasks(env_id, specs, n, game_options, seed, lineups,
+                                            games, deal_seeds, chunks, record), workers, bar,
+                                     chunks)
+                log.sort(key=lambda g: g["game"])
     finally:
         bar.close()
         if ray_session is not None:
@@ -290,6 +348,27 @@ def run_arena(env_id: str, agents: Sequence[str | Agent], games: int, num_player
                        _versions(env), agent_specs=specs, game_options=dict(game_options),
                        lineups=[[labels[j] for j in m] for m in lineups], matrix=matrix,
                        ratings=ratings, workers=workers)
+
+
+def warm(env_id: str, agents: Sequence[str | Agent] = ("random",), num_players: int = 2,
+         progress: bool = True, **game_options: Any) -> dict[str, Any]:
+    """Compile (or load from the cache) everything a run of ``agents`` (specs or instances, as
+    in :func:`~card_envs.arena.run_arena`) at ``env_id`` with ``game_options`` uses: build the
+    env and the agents and play :func:`warm_up_games`. With ``progress`` a line on stderr
+    says what is compiled and how long it took (``compiling slide_v0: random, heuristic
+    (first run only) ... 9 s``), only when something is not in the cache. Returns
+    ``{"env_id", "seconds", "compiles"}`` (``compiles``: kernels compiled, 0 when everything
+    came from the cache)."""
+    env_id = resolve_env_id(env_id)
+    for a in agents if not isinstance(agents, str) else ():
+        if isinstance(a, str):
+            check_spec(a, env_id)  # a mistake is reported before anything compiles
+    t0 = time.perf_counter()
+    with compile_notice(notice_label(env_id, agents), enabled=progress) as watch:
+        env = make_raw(env_id, num_players=num_players, **game_options)
+        objs, _, _ = _participants(env_id, agents, num_players, game_options)
+        warm_up_games(env, objs)
+    return {"env_id": env_id, "seconds": time.perf_counter() - t0, "compiles": watch.compiles}
 
 
 def _tasks(env_id: str, specs: list[str | None], n: int, game_options: dict[str, Any],

@@ -15,6 +15,7 @@ the parent folder (default ``$XDG_CACHE_HOME/card_envs`` or ``~/.cache/card_envs
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import importlib.util
@@ -46,27 +47,77 @@ def _roots() -> list[Path]:
 
 
 _UNCACHED = ("arena", "rl", "ui", "testing", "cli.py")  # layers above the kernels: never compiled
-#: files no kernel imports (drawing, replays, the thread policy): editing them keeps the
-#: compiled kernels
+#: files no compiled code depends on even where a kernel module imports them (the thread
+#: policy, the contract checks): editing them keeps the compiled kernels
 _UNCACHED_FILES = ("view.py", "draw.py", "pictures.py", "replay.py", "threads.py",
                    "contract.py")
 
 
-@functools.lru_cache(maxsize=1)
-def source_hash() -> str:
-    """16 hex digits over every source file the kernels may depend on: the core, the game
-    folders and the agents (constants in a layout module are compiled into the kernels too, so
-    every file counts, not only those with ``njit``), but not the arena, rl, ui, testing or
-    CLI, nor the drawing, replay and thread-policy modules (``_UNCACHED_FILES``)."""
-    h = hashlib.sha1()
+def _module_name(root: Path, path: Path) -> str:
+    """``card_envs.slide.rules`` for ``<root>/slide/rules.py`` (the agents' folder is
+    ``card_envs.agents``, wherever it lies)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    prefix = "card_envs" if root == _PACKAGE else "card_envs.agents"
+    return ".".join([prefix, *parts])
+
+
+def _imports(path: Path, module: str) -> tuple[set[str], bool]:
+    """The modules ``path`` imports (``from a import b`` counts ``a`` and ``a.b``, relative
+    imports resolved) and whether it compiles code (imports numba or ``njit``)."""
+    tree = ast.parse(path.read_bytes())
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")
+                up = up[:len(up) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names)
+    compiles = any(m == "numba" or m.startswith("numba.") or m.endswith(".njit")
+                   for m in out)
+    return out, compiles
+
+
+def kernel_sources() -> list[Path]:
+    """The source files compiled code may depend on: every module that compiles (imports numba
+    or ``njit``) and, transitively, every module of the core, the game folders and the agents
+    that one of them imports (constants in a layout module are compiled into the kernels
+    too), except the layers above (arena, rl, ui, testing, CLI) and ``_UNCACHED_FILES``. So
+    the drawing modules of a game (``view.py``, ``parts/picture.py``...) are not among them:
+    editing a picture keeps the compiled kernels."""
+    files: dict[str, Path] = {}
     for root in _roots():
         for p in sorted(root.rglob("*.py")) if root.is_dir() else ():
             rel = p.relative_to(root)
-            if root.name == "card_envs" and rel.parts[0] in _UNCACHED \
-                    or p.name in _UNCACHED_FILES:
+            if root == _PACKAGE and rel.parts[0] in _UNCACHED or p.name in _UNCACHED_FILES:
                 continue
-            h.update(p.relative_to(root.parent).as_posix().encode())
-            h.update(p.read_bytes())
+            files[_module_name(root, p)] = p
+    graph = {m: _imports(p, m) for m, p in files.items()}
+    todo = [m for m, (_, compiles) in graph.items() if compiles]
+    seen = set(todo)
+    while todo:
+        for dep in graph[todo.pop()][0]:
+            if dep in files and dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return sorted(files[m] for m in seen)
+
+
+@functools.lru_cache(maxsize=1)
+def source_hash() -> str:
+    """16 hex digits over :func:`kernel_sources` (their paths and contents)."""
+    h = hashlib.sha1()
+    for p in kernel_sources():
+        root = next(r for r in _roots() if p.is_relative_to(r))
+        h.update(p.relative_to(root.parent).as_posix().encode())
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 

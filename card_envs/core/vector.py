@@ -37,8 +37,13 @@ threads to use (at most ``numba.get_num_threads()`` of the calling thread; see
 current choice, ``vec.fix_threads(n)`` turns the choice off. The count only changes timing:
 the games are independent, so every count gives the same games. Nothing global is changed
 (the count is set for the calling thread inside each compiled call and restored after it).
-The drivers are compiled once per game and process (~3 s); the rule kernels themselves come
-from numba's on-disk cache.
+**Compiling.** The drivers are closures over a game's kernels, which numba cannot cache on
+disk, so every new process compiles them once per game at its first ``reset``/``step``:
+3-10 s on 2 cores with another process busy (Isflak 3.3 s, Slide 4.4 s, Op Glad IJs 4.6 s,
+Flipology 7.6 s, If It Fits 9.7 s; ``python benchmarks/cold_start.py``). The rule kernels they
+call come from the on-disk cache (``card_envs.core.jit``) after the first run, which compiles
+them too. :func:`warm` does all this before a first timed step, with a line on stderr saying
+so when asked (``progress=True``).
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from card_envs.core import kernels as K
 from card_envs.core.errors import IllegalActionError, OptionError
 from card_envs.core.game import Game, seed_to_u64
 from card_envs.core.jit import njit
-from card_envs.core.registry import env_class
+from card_envs.core.registry import env_class, resolve_env_id
 from card_envs.threads import ThreadTuner
 
 SERIAL_BELOW = 128  # batches smaller than this run on one thread (no parallel start-up cost)
@@ -347,3 +352,22 @@ class VectorEnv:
 def make(env_id: str, num_envs: int, seed: int = 0, **options: Any) -> VectorEnv:
     """A batched engine of ``num_envs`` games of ``env_id`` with the given game options."""
     return VectorEnv(env_class(env_id).game_class(**options), num_envs, seed)
+
+
+def warm(env_id: str, num_envs: int = 256, progress: bool = False, **options: Any) -> float:
+    """Compile the batched engine of ``env_id`` for batches of ``num_envs`` games (the
+    parallel build from ``SERIAL_BELOW`` games on, the serial one below) by building one and
+    stepping it once; return the seconds it took. The drivers are compiled in every new
+    process (see the module docstring), the rule kernels only when they are not in the
+    on-disk cache. With ``progress`` a line on stderr says so while it compiles
+    (``compiling the batched slide_v0 engine (once per process) ... 5 s``); a training script
+    can call this before its first timed step."""
+    from card_envs.core.progress import compile_notice
+
+    env_id = resolve_env_id(env_id)
+    t0 = perf_counter()
+    with compile_notice(f"the batched {env_id} engine", enabled=progress,
+                        note="once per process"):
+        vec = make(env_id, num_envs, seed=0, **options)
+        vec.step(vec.sample_actions())
+    return perf_counter() - t0

@@ -442,8 +442,8 @@ def test_cli_option_values_parse_json_and_python_words() -> None:
 
 
 def test_cli_mistakes_are_one_error_line(tmp_path: Path) -> None:
-    """A missing model file and a typo in an agent parameter end in ``error: ...`` and exit
-    code 2, not a traceback (and never a run with the default parameters)."""
+    """A missing model file and a typo in an agent parameter end in ``card-envs: error: ...``
+    and exit code 2, not a traceback (and never a run with the default parameters)."""
     for agents, words in (("ppo:nonexistent.zip,random", ("no model file", "nonexistent.zip")),
                           ("mcts:iters=5,random", ("unknown parameter", "iterations"))):
         p = subprocess.run([sys.executable, "-m", "card_envs.cli", "arena", "--agents", agents,
@@ -451,7 +451,7 @@ def test_cli_mistakes_are_one_error_line(tmp_path: Path) -> None:
                            capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
         assert p.returncode == 2, p.stderr
         last = p.stderr.strip().splitlines()[-1]
-        assert last.startswith("error: ") and all(w in last for w in words), p.stderr
+        assert last.startswith("card-envs: error: ") and all(w in last for w in words), p.stderr
         assert "Traceback" not in p.stderr and ".zip.zip" not in p.stderr
 
 

@@ -1,6 +1,6 @@
 """The command line against bad input: agent specs that used to crash the process, output
 paths checked before a run, replay files that are not what they claim. Each ends in one
-``error: ...`` line and exit code 2, with nothing written."""
+``card-envs: error: ...`` line and exit code 2, with nothing written."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def one_error(capsys: pytest.CaptureFixture, *words: str) -> str:
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
-    assert err[0].startswith("error: ") and all(w in err[0] for w in words), err
+    assert err[0].startswith("card-envs: error: ") and all(w in err[0] for w in words), err
     return err[0]
 
 
@@ -32,7 +32,7 @@ def test_a_crashing_spec_is_exit_2_in_a_real_process() -> None:
                        capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
     assert p.stderr.strip().splitlines() == \
-        ["error: agent 'mcts': c must be a finite number in [0, 100], got 'nan'"]
+        ["card-envs: error: agent 'mcts': c must be a finite number in [0, 100], got 'nan'"]
 
 
 @pytest.mark.parametrize("spec", ["mcts:c=inf", "mcts:points_weight=nan", "mcts:ms=1e999",

@@ -275,7 +275,7 @@ def test_hostile_replay_files_give_one_clear_error(tmp_path: Path, capsys) -> No
         capsys.readouterr()
         assert main(["replay", str(path), "-o", str(tmp_path / f"{name}.html")]) == 2
         err = capsys.readouterr().err
-        assert err == f"error: {message}\n" and "Traceback" not in err
+        assert err == f"card-envs: error: {message}\n" and "Traceback" not in err
         assert not (tmp_path / f"{name}.html").exists()
 
 

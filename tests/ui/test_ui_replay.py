@@ -151,8 +151,8 @@ def test_record_and_replay_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["replay", str(tmp_path / "bad.json")]) == 2
     assert main(["record", "--agents", "nobody", "-o", str(tmp_path / "n.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[0].startswith("error: ") and "game version" in err[0]
-    assert err[1].startswith("error: ") and "unknown agent" in err[1]
+    assert err[0].startswith("card-envs: error: ") and "game version" in err[0]
+    assert err[1].startswith("card-envs: error: ") and "unknown agent" in err[1]
 
 
 def test_play_command_serves_the_page_on_localhost() -> None:
@@ -173,7 +173,7 @@ def test_play_command_serves_the_page_on_localhost() -> None:
     bad = subprocess.run([sys.executable, "-m", "card_envs.cli", "play", "--game", "chess",
                           "--no-browser"], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=120)
-    assert bad.returncode == 2 and bad.stderr.strip().startswith("error: unknown game")
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("card-envs: error: unknown game")
 
 
 class _Page(HTMLParser):
