@@ -124,6 +124,11 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
     command = "python examples/train_ppo.py " + shlex.join(sys.argv[1:] if argv_given is None
                                                            else argv_given)
     try:
+        if not args.no_progress:  # say so while the batched engine compiles (not timed)
+            from card_envs import vector
+
+            vector.warm(env_id, int(settings.get("num_envs", 1024)), progress=True,
+                        num_players=args.players, **options)
         res = train_ppo(env_id, minutes=minutes, steps=args.steps, players=args.players,
                         seed=args.seed, out_dir=out, settings=settings,
                         progress=not args.no_progress, torch_threads=args.threads,
