@@ -1,6 +1,8 @@
 """benchmarks/cold_start.py runs end to end (``--quick``): a cold process on an empty kernel
 cache compiles, the warm one after it does not, and the JSON holds both, per game and phase,
-and the workers table. (Structure, not speed: the figures are measured by running the script.)"""
+and the workers table. (Structure, not speed: the figures are measured by running the script.)
+It compiles on an empty cache by design (~30 s), so it runs with the slow tests (``make
+stress``); tests/core/test_first_run.py checks the cold and warm behaviour in the suite."""
 
 from __future__ import annotations
 
@@ -9,9 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.stress
 def test_cold_start_quick(tmp_path: Path) -> None:
     out = tmp_path / "cold.json"
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cold_start.py"), "--quick",
