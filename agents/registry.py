@@ -28,10 +28,12 @@ GENERIC: dict[str, str] = {
 }
 
 # agents loaded from a trained model file, for any game ("ppo:path/to/model.zip"), or from an
-# RLlib checkpoint ("rllib:path/to/checkpoint", the rllib extra: ray is imported only then)
+# RLlib checkpoint ("rllib:path/to/checkpoint", the rllib extra: ray is imported only then);
+# "az" searches the rules guided by a policy network (the baseline or "az:path=...")
 TRAINED: dict[str, str] = {
     "ppo": "card_envs.agents.ppo:PPOAgent",
     "rllib": "card_envs.agents.rllib_agent:RLlibAgent",
+    "az": "card_envs.agents.az:AZAgent",
 }
 
 SEARCH_DEFAULT = "card_envs.agents.search:SearchAgent"  # games whose manifest names no search agent

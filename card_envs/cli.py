@@ -156,7 +156,8 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
                     help="game name or env id (slide, slide_v0), or 'all' registered games")
     ap.add_argument("--agents", default="random,heuristic",
                     help="comma-separated agent pool (random, heuristic, mcts:ms=50+c=0.7, "
-                         "ppo: the pretrained baseline, ppo:final.safetensors, rllib:checkpoint); "
+                         "ppo: the pretrained baseline, ppo:final.safetensors, az:ms=200: search "
+                         "guided by the baseline network, rllib:checkpoint); "
                          "spec parameters joined by + or ;")
     ap.add_argument("--games", type=int, default=200,
                     help="games per lineup (default 200); a pool larger than the table plays "

@@ -258,8 +258,8 @@ def check_model(name: str, spec: str) -> None:
     an agent name, ``spec`` a trained agent's spec (``ppo:PATH``, ``rllib:PATH``) of an
     existing file (``ValueError`` otherwise)."""
     if not isinstance(name, str) or not name.isidentifier() or len(name) > 40 or \
-            name.lower() in {"human", "random", "heuristic", "mcts", "ismcts", "search", "ppo",
-                             "rllib"}:
+            name.lower() in {"human", "random", "heuristic", "mcts", "ismcts", "search", "az",
+                             "ppo", "rllib"}:
         raise ValueError(f"model name {name!r}: a word (letters, digits, _) that is not an "
                          "agent name, at most 40 characters")
     kind, params = parse_spec(spec)

@@ -1,0 +1,195 @@
+"""The ``az`` agent (``card_envs.agents.az``): network-guided determinized PUCT. Deterministic
+for a seed, legal moves over whole games of every game, blind to what its seat cannot see,
+parameters checked before anything is built, and leaves evaluated in batches."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import card_envs
+from card_envs import OptionError
+from card_envs.agents.az import AZAgent
+from card_envs.agents.az_kernels import EXP, PEND, VISITS
+from card_envs.agents.net import NetPolicy
+from card_envs.agents.registry import agent_names, check_spec, make_agent
+from card_envs.agents.weights import WeightsError
+from card_envs.arena import run_arena
+from card_envs.core import kernels as K
+from card_envs.ui.sessions import ApiError, ServerPolicy
+from test_search import GAMES, _random_state  # the mcts tests' positions
+
+_AGENTS: dict[tuple[str, str, int], AZAgent] = {}
+
+
+def _agent(spec: str, env_id: str, seed: int = 0) -> AZAgent:
+    """A cached agent, reset to ``seed`` (building one loads the network and warms up)."""
+    key = (spec, env_id, seed)
+    if key not in _AGENTS:
+        _AGENTS[key] = make_agent(spec, env_id, seed=seed, **GAMES[env_id])
+    a = _AGENTS[key]
+    a.reset(seed=seed)
+    return a
+
+
+@pytest.mark.parametrize("env_id", ["slide_v0", "if_it_fits_v0"])
+def test_deterministic_for_a_seed_and_iteration_budget(env_id: str) -> None:
+    env = _random_state(env_id, 2, 5, 7)
+    runs = []
+    for _ in range(2):
+        a = make_agent("az:iterations=120,batch=8", env_id, seed=42, **GAMES[env_id])
+        visits, value = a.search(env.state_array)
+        runs.append((visits, value, a.act_env(env)))
+    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1:] == runs[1][1:]
+    assert runs[0][0].sum() == 119  # every simulation but the root's own evaluation
+    assert 0.0 <= runs[0][1] <= 1.0
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    assert set(np.flatnonzero(runs[0][0])) <= set(legal.tolist())
+
+
+@pytest.mark.parametrize("env_id", list(GAMES))
+def test_whole_games_only_legal_moves(env_id: str) -> None:
+    """az against the heuristic for a whole game (the raw env raises on an illegal move)."""
+    a = _agent("az:iterations=24,batch=8", env_id)
+    h = make_agent("heuristic", env_id, seed=1, **GAMES[env_id])
+    env = card_envs.make_raw(env_id, **GAMES[env_id])
+    env.reset(seed=3)
+    moves = 0
+    while True:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        mask = obs["action_mask"]
+        if env.agent_selection == "player_0":
+            act = a.act_env(env)
+            moves += 1
+        else:
+            act = h.act(obs["observation"], mask)
+        assert mask[act] == 1
+        env.step(act)
+    assert moves > 0
+
+
+@pytest.mark.parametrize("env_id", ["slide_v0", "isflak_v0"])
+def test_three_players_max_n_with_an_untrained_network(env_id: str) -> None:
+    """Any player count with a network of that count (here a fresh one): legal moves, every
+    value a share in [0, 1]."""
+    a = AZAgent(env_id, seed=0, iterations=200, batch=8,
+                model=NetPolicy(env_id, num_players=3), num_players=3)
+    env = _random_state(env_id, 3, 2, 6)
+    visits, value = a.search(env.state_array)
+    tried = visits > 0
+    assert 0.0 <= value <= 1.0 and tried.any()
+    assert np.all((a.last_values[tried] >= 0.0) & (a.last_values[tried] <= 1.0))
+    assert env.observe(env.agent_selection)["action_mask"][a.act_env(env)] == 1
+
+
+@pytest.mark.parametrize("env_id", ["slide_v0", "op_glad_ijs_v0", "if_it_fits_v0"])
+def test_search_cannot_see_hidden_information(env_id: str) -> None:
+    """A position and a resample of it (hidden cards redrawn) are the same to the searching
+    seat: the same visits, hence the same distribution of the chosen move (also sampled).
+    (The games whose ``resample`` draws the same determinization from both, as in the mcts
+    test: Flipology's permutes the actual hidden cards, equal only in distribution.)"""
+    spec = "az:iterations=80,batch=8,temperature=1"
+    for seed in range(2):
+        env = _random_state(env_id, 2, seed, 9 + 4 * seed)
+        seat = int(env.state_array[K.CUR])
+        other = env.resample(seat, rng=1000 + seed)
+        assert not np.array_equal(other.state_array, env.state_array)
+        a = _agent(spec, env_id, seed=3)
+        v1, q1 = a.search(env.state_array)
+        m1 = [a.act_env(env) for _ in range(3)]
+        a = _agent(spec, env_id, seed=3)
+        v2, q2 = a.search(other.state_array)
+        m2 = [a.act_env(other) for _ in range(3)]
+        assert np.array_equal(v1, v2) and q1 == q2 and m1 == m2
+
+
+def test_parameters_are_checked_before_anything_is_built() -> None:
+    for spec, name in (("az:iterations=0", "iterations"), ("az:iterations=10000001", "iterations"),
+                       ("az:ms=0", "ms"), ("az:ms=600001", "ms"), ("az:c_puct=-1", "c_puct"),
+                       ("az:batch=0", "batch"), ("az:batch=1025", "batch"),
+                       ("az:determinizations=0", "determinizations"),
+                       ("az:temperature=101", "temperature"), ("az:value_scale=11", "value_scale"),
+                       ("az:max_nodes=1", "max_nodes"), ("az:iterations=1.5", "iterations"),
+                       ("az:virtual_loss=1.01", "virtual_loss")):
+        with pytest.raises(OptionError, match=name):
+            make_agent(spec, "slide_v0")
+    for kw in ({"c_puct": math.nan}, {"ms": math.inf}, {"temperature": -math.inf},
+               {"value_scale": math.nan}, {"iterations": 10**12}, {"batch": True}):
+        with pytest.raises(OptionError, match=next(iter(kw))):
+            AZAgent("slide_v0", **kw)
+    with pytest.raises(OptionError, match="c_puct"):
+        check_spec("az:c_puct=nan", "slide_v0")
+    with pytest.raises(OptionError, match="model"):  # a Python object, never from a spec
+        check_spec("az:model=1", "slide_v0")
+
+
+def test_bad_paths_and_policies_are_refused(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="no policy file"):
+        make_agent(f"az:path={tmp_path / 'none.safetensors'}", "slide_v0")
+    with pytest.raises(WeightsError, match="not a policy .safetensors"):
+        make_agent("az:runs/model.zip", "slide_v0")
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"not a weights file")
+    with pytest.raises(WeightsError):
+        make_agent(f"az:path={bad}", "slide_v0")
+    from card_envs.agents.ppo import baseline_path
+
+    with pytest.raises(WeightsError, match="isflak_v0"):  # another game's network
+        make_agent(f"az:path={baseline_path('isflak_v0')}", "slide_v0")
+    with pytest.raises(ValueError, match="no pretrained ppo baseline"):
+        make_agent("az", "slide_v0", num_players=3)
+    with pytest.raises(OptionError, match="not allowed here"):  # the play server's rule
+        check_spec("az:path=/etc/passwd", "slide_v0", allow_files=False)
+
+
+def test_names_specs_and_the_play_server() -> None:
+    assert "az" in agent_names("flipology_v0")
+    a = make_agent("az:iterations=50,c_puct=2,batch=4,determinizations=8", "slide_v0", seed=1)
+    assert isinstance(a, AZAgent) and (a.iterations, a.c_puct, a.batch) == (50, 2.0, 4)
+    assert a.determinizations == 8 and make_agent("az", "isflak_v0").determinizations == 1
+    assert a.path.endswith("slide_v0.safetensors") and a.shaping == 1.0
+    with pytest.raises(TypeError, match="act_state"):
+        a.act(np.zeros(1), np.ones(3, np.int8))
+    server = ServerPolicy()
+    assert server.opponent("az:ms=500", "slide_v0") == ("az:ms=500", "az:ms=500")
+    with pytest.raises(ApiError, match="capped"):
+        server.opponent("az:iterations=50000", "slide_v0")
+
+
+def test_leaves_are_evaluated_in_batches() -> None:
+    """One network forward per batch of leaves: forwards <= iterations / batch + a few (the
+    root alone, and the batches cut short by collisions)."""
+    a = _agent("az:iterations=400,batch=16", "slide_v0")
+    rows: list[int] = []
+    hook = a.policy.net.register_forward_hook(lambda m, inp, out: rows.append(len(inp[0])))
+    try:
+        env = _random_state("slide_v0", 2, 4, 10)
+        a.search(env.state_array)
+    finally:
+        hook.remove()
+    assert len(rows) == a.last_forwards
+    assert len(rows) <= 400 / 16 + 4, rows
+    assert max(rows) == 16 and sum(rows) == a.last_leaves <= 400  # finished games: no forward
+    assert a.last_iterations == 400
+    used = a._tree[:a._meta[0]]
+    assert not used[:, PEND].any() and used[0, VISITS] == 400  # every pending visit resolved
+
+
+def test_time_budget_and_tree_capacity() -> None:
+    env = _random_state("isflak_v0", 2, 1, 10)
+    a = make_agent("az:ms=100,max_nodes=500", "isflak_v0", seed=0)
+    visits, _ = a.search(env.state_array)
+    assert visits.sum() == a.last_iterations - 1 and a._meta[0] <= 500
+    expanded = int((a._tree[:a._meta[0], EXP] == 1).sum())
+    assert a.last_iterations > 2 * expanded  # the tree filled up and the search went on
+
+
+def test_plays_in_the_arena() -> None:
+    res = run_arena("isflak", ["az:iterations=40", "random"], 4, seed=3, progress=False,
+                    workers=1)
+    s = res["az:iterations=40"]
+    assert s.games == 4 and s.win_rate >= 0.75
