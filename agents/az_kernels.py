@@ -27,11 +27,8 @@ the value of the seat that moved into it.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import math
-import os
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -39,7 +36,7 @@ import numpy as np
 
 from card_envs.agents.search import _next_u64  # noqa: F401  (the generated module's RNG)
 from card_envs.core import kernels as K
-from card_envs.core.jit import cache_dir, njit
+from card_envs.core.jit import load_generated, njit
 
 # tree node fields (columns of the int32 node table)
 ACT, PAR, MOVER, CHILD, SIB, VISITS, EXP, PEND = range(8)
@@ -264,18 +261,6 @@ def compiled_descend(game: Any) -> Callable[..., None]:
     observe = (game.observe or game.rules).__name__
     text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__, observe=observe,
                              source=src)
-    folder = cache_dir() / "generated"
-    folder.mkdir(parents=True, exist_ok=True)
-    name = f"az_descend_{game.env_id}"
-    path = folder / f"{name}.py"
-    if not path.exists() or path.read_text() != text:  # atomic: workers may race here
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    modname = f"_card_envs_{name}"  # registered so numba's cache can find it again
-    spec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    spec.loader.exec_module(module)
+    module = load_generated(f"az_descend_{game.env_id}", text)
     _DESCEND[key] = module.descend
     return module.descend

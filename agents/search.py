@@ -39,11 +39,8 @@ its seat cannot know (tested: resampling the hidden part leaves its choice uncha
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import math
-import os
-import sys
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -54,7 +51,7 @@ from card_envs.agents.base import Agent, legal_actions
 from card_envs.agents.params import Param, check_params
 from card_envs.core import kernels as K
 from card_envs.core.engine import Engine
-from card_envs.core.jit import cache_dir, njit
+from card_envs.core.jit import load_generated, njit
 from card_envs.core.registry import env_class
 
 # tree node fields (columns of the int32 node table)
@@ -273,19 +270,8 @@ def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None
     src = inspect.getsource(search_template).replace("def search_template(", "def search(", 1)
     text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__,
                              policy_module=py.__module__, policy_name=py.__name__, source=src)
-    folder = cache_dir() / "generated"
-    folder.mkdir(parents=True, exist_ok=True)
     name = f"search_{game.env_id}_{py.__module__.replace('.', '_')}_{py.__name__}"
-    path = folder / f"{name}.py"
-    if not path.exists() or path.read_text() != text:  # atomic: workers may race here
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    modname = f"_card_envs_{name}"  # registered so numba's cache can find it again
-    spec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    spec.loader.exec_module(module)
+    module = load_generated(name, text)
     _SEARCH[key] = module.search
     return module.search
 

@@ -20,8 +20,10 @@ import functools
 import hashlib
 import importlib.util
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numba
@@ -171,3 +173,23 @@ def njit(*args: Any, cache: bool = False, **kwargs: Any) -> Any:
     if args:
         raise TypeError("njit takes the function or keyword options only")
     return wrap
+
+
+def load_generated(name: str, text: str) -> ModuleType:
+    """Write ``text`` (generated Python source) to ``<cache_dir>/generated/<name>.py`` and
+    import it. numba caches only functions of a real file, so code generated per game (a
+    template bound to a game's kernels) goes through a module written here; the file is
+    replaced atomically, since worker processes may write it at the same time."""
+    folder = cache_dir() / "generated"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.py"
+    if not path.exists() or path.read_text() != text:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    modname = f"_card_envs_{name}"  # registered so numba's cache can find it again
+    spec = importlib.util.spec_from_file_location(modname, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    spec.loader.exec_module(module)
+    return module
