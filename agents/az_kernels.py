@@ -48,6 +48,26 @@ NODE_BYTES = 4 * NODE_FIELDS + 3 * 8
 _step = _legal_mask = _outcome = _observe = None
 
 
+@njit(cache=True, inline="always")
+def add_child(tree, w, prior, vnet, meta, node, action, mover, p):
+    """Append a child of ``node`` for ``action`` played by ``mover``, with prior ``p``, to the
+    node table (the caller checks there is room)."""
+    new = meta[0]
+    meta[0] += 1
+    tree[new, ACT] = action
+    tree[new, PAR] = node
+    tree[new, MOVER] = mover
+    tree[new, CHILD] = -1
+    tree[new, SIB] = tree[node, CHILD]
+    tree[new, VISITS] = 0
+    tree[new, EXP] = 0
+    tree[new, PEND] = 0
+    w[new] = 0.0
+    prior[new] = p
+    vnet[new] = 0.0
+    tree[node, CHILD] = new
+
+
 def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, tree, w, prior, vnet, meta,
                      rng,
                      work, mask, tmp, val, pts, winners, rew, leaf_obs, leaf_mask, leaf_node,
@@ -119,20 +139,7 @@ def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, tree, w, pri
             if nch < nl:  # legal here but never seen legal at this node: a child, prior 1/nl
                 for a in range(A):
                     if mask[a] and tmp[a] == 0 and meta[0] < M:
-                        new = meta[0]
-                        meta[0] += 1
-                        tree[new, ACT] = a
-                        tree[new, PAR] = node
-                        tree[new, MOVER] = cur
-                        tree[new, CHILD] = -1
-                        tree[new, SIB] = tree[node, CHILD]
-                        tree[new, VISITS] = 0
-                        tree[new, EXP] = 0
-                        tree[new, PEND] = 0
-                        w[new] = 0.0
-                        prior[new] = 1.0 / nl
-                        vnet[new] = 0.0
-                        tree[node, CHILD] = new
+                        add_child(tree, w, prior, vnet, meta, node, a, cur, 1.0 / nl)
                         tmp[a] = 1
             sq = math.sqrt(total + 1.0)
             fpu = vnet[node]
@@ -199,20 +206,8 @@ def expand_backup(count, leaf_node, leaf_seat, logits, acts, offsets, values, n,
                 for k in range(lo, hi):
                     tot += math.exp(logits[k] - mx)
                 for k in range(lo, hi):
-                    new = meta[0]
-                    meta[0] += 1
-                    tree[new, ACT] = acts[k]
-                    tree[new, PAR] = node
-                    tree[new, MOVER] = s
-                    tree[new, CHILD] = -1
-                    tree[new, SIB] = tree[node, CHILD]
-                    tree[new, VISITS] = 0
-                    tree[new, EXP] = 0
-                    tree[new, PEND] = 0
-                    w[new] = 0.0
-                    prior[new] = math.exp(logits[k] - mx) / tot
-                    vnet[new] = 0.0
-                    tree[node, CHILD] = new
+                    add_child(tree, w, prior, vnet, meta, node, acts[k], s,
+                              math.exp(logits[k] - mx) / tot)
                 tree[node, EXP] = 1
             else:
                 tree[node, EXP] = 0
@@ -233,7 +228,7 @@ import math
 
 from card_envs.core.jit import njit
 
-from card_envs.agents.az_kernels import ACT, CHILD, EXP, MOVER, PAR, PEND, SIB, VISITS
+from card_envs.agents.az_kernels import ACT, CHILD, EXP, MOVER, PAR, PEND, SIB, VISITS, add_child
 from card_envs.agents.search import _next_u64
 from card_envs.core import kernels as K
 from {rules} import legal_mask as _legal_mask
