@@ -49,12 +49,26 @@ other seats share the rest: ``(1 - share) / (n - 1)`` each.
 ``mcts``. ``temperature`` 0 plays the most visited legal root action, else samples visits
 ``** (1 / temperature)``. The agent reads the true state only through the determinizations.
 
-**Defaults**, chosen on 100-game matches (duplicate deals) at 800 simulations against the
-network alone (``ppo``): ``c_puct`` 0.5 (0.2-0.75 alike; 1.5 lost 5-10 points of win rate in
-Slide, Isflak and If It Fits); ``batch`` 32 with ``virtual_loss`` 0.5 (Isflak: 0.83, as
-batch 8-16 at 0.84-0.85, while batch 32 with a whole loss fell to 0.78 and batch 64 to 0.59;
-batch 32 evaluates about 30% more leaves per second than 16, 64 another 25%); ``value_scale``
-0.35-0.8 and ``determinizations`` 8-128 made no difference beyond the noise (about +-0.09).
+**Priors** are ``softmax(logits / prior_temp)``. The PPO baselines' policies are sharp (their
+cross-entropy against the search's own visit counts is about 5 nats in Isflak), so with
+``prior_temp`` 1 the search mostly follows the network's first choice and inherits its
+mistakes. Softened (``prior_temp`` 3), the search lost less to ``mcts:ms=200`` in 20-game
+matches at ``ms=200``: Slide 0.40 -> 0.73, Isflak 0.35 -> 0.63, Flipology 0.65 -> 0.80, while
+If It Fits (hundreds of legal moves) fell from 0.70 to 0.43. Each game's default is in its
+manifest (``az={"prior_temp": ...}``: 3, and 1 for If It Fits).
+
+**Rollouts** (``mix``, default 0): a leaf's value can be mixed with the result of one rollout
+from it by the game's ``mcts`` rollout policy (``horizon`` moves at most: the game's ``mcts``
+default), ``(1 - mix) value + mix rollout``, computed inside the compiled descent. In Slide
+(20 games against ``mcts:ms=200``) ``mix`` 0.5 and 1 did not beat the network's value alone.
+
+**Defaults** of the other parameters, chosen on 100-game matches (duplicate deals) at 800
+simulations against the network alone (``ppo``): ``c_puct`` 0.5 (0.2-0.75 alike; 1.5 lost
+5-10 points of win rate in Slide, Isflak and If It Fits); ``batch`` 32 with ``virtual_loss``
+0.5 (Isflak: 0.83, as batch 8-16 at 0.84-0.85, while batch 32 with a whole loss fell to 0.78
+and batch 64 to 0.59; batch 32 evaluates about 30% more leaves per second than 16, 64 another
+25%); ``value_scale`` 0.35-0.8 and ``determinizations`` 8-128 made no difference beyond the
+noise (about +-0.09).
 """
 
 from __future__ import annotations
@@ -89,6 +103,14 @@ from card_envs.core.registry import env_class, manifest, resolve_env_id
 __all__ = ["AZAgent"]
 
 DEFAULT_ITERATIONS = 800
+DEFAULT_MIX = 0.0
+
+
+def _game_search(env_id: str) -> type[SearchAgent]:
+    """The game's own search agent class (its rollout policy and horizon), else
+    :class:`SearchAgent`."""
+    path = manifest(env_id).search
+    return load(path) if path else SearchAgent
 
 
 def _game_determinize(env_id: str) -> Any:
@@ -133,6 +155,9 @@ class AZAgent(Agent):
     ``path``             text                 a policy ``.safetensors`` (default: baseline)
     ``value_scale``      number, 0..10        share = 0.5 + value_scale * value (0.5)
     ``virtual_loss``     number, 0..1         a pending visit's share of a loss (0.5)
+    ``mix``              number, 0..1         share of a rollout in a leaf's value (MIX)
+    ``prior_temp``       number, 0.01..100    priors = softmax(logits / prior_temp) (1)
+    ``horizon``          int, -1..10**6       rollout moves (-1: to the end; game default)
     ``max_nodes``        int, 2..2**24        tree capacity (2**18)
     ``model``            NetPolicy            a loaded policy (Python only, not in a spec)
     ===================  ===================  ============================================
@@ -158,6 +183,12 @@ class AZAgent(Agent):
                              "(default 0.5)", optional=False),
         "virtual_loss": Param("float", 0, 1, "share of a loss a pending visit counts for "
                               "(default 0.5)", optional=False),
+        "mix": Param("float", 0, 1, "share of a rollout in a leaf's value (default "
+                     f"{DEFAULT_MIX})", optional=False),
+        "prior_temp": Param("float", 0.01, 100, "priors are softmax(logits / prior_temp) "
+                            "(default 1)", optional=False),
+        "horizon": Param("int", -1, 10**6, "rollout moves (-1: to the end; default: the "
+                         "game's mcts)"),
         "max_nodes": Param("int", 2, MAX_NODES, "tree capacity (default 2**18)",
                            optional=False, budget=True),
         "model": Param("object", doc="a loaded NetPolicy", spec=False),
@@ -166,13 +197,18 @@ class AZAgent(Agent):
     def __init__(self, env_id: str, seed: int | None = None, iterations: int | None = None,
                  ms: float | None = None, c_puct: float = 0.5, determinizations: int = 32,
                  batch: int = 32, temperature: float = 0.0, path: str | None = None,
-                 value_scale: float = 0.5, virtual_loss: float = 0.5, max_nodes: int = 2**18,
-                 model: Any = None, **options: Any) -> None:
+                 value_scale: float = 0.5, virtual_loss: float = 0.5,
+                 mix: float = DEFAULT_MIX, prior_temp: float | None = None,
+                 horizon: int | None = None,
+                 max_nodes: int = 2**18, model: Any = None, **options: Any) -> None:
+        tuned = manifest(env_id).az  # this game's measured defaults
+        if prior_temp is None:
+            prior_temp = float(tuned.get("prior_temp", 1.0))
         p = check_params(type(self), {
             "iterations": iterations, "ms": ms, "c_puct": c_puct,
             "determinizations": determinizations, "batch": batch, "temperature": temperature,
             "path": path, "value_scale": value_scale, "virtual_loss": virtual_loss,
-            "max_nodes": max_nodes})
+            "mix": mix, "prior_temp": prior_temp, "horizon": horizon, "max_nodes": max_nodes})
         super().__init__(env_id, seed, **options)
         iterations, ms = p["iterations"], p["ms"]
         if iterations is None and ms is None:
@@ -180,7 +216,10 @@ class AZAgent(Agent):
         self.iterations, self.ms = iterations, ms
         self.c_puct, self.batch = p["c_puct"], p["batch"]
         self.temperature, self.value_scale = p["temperature"], p["value_scale"]
-        self.virtual_loss = p["virtual_loss"]
+        self.virtual_loss, self.mix = p["virtual_loss"], p["mix"]
+        self.prior_temp = p["prior_temp"]
+        searcher = _game_search(env_id)
+        self.horizon = searcher.default_horizon if p["horizon"] is None else p["horizon"]
         known = env_class(env_id).game_class.option_specs()
         game_opts = {k: v for k, v in options.items() if k in known}
         self.engine = eng = Engine(env_id, **game_opts)
@@ -216,7 +255,9 @@ class AZAgent(Agent):
         self._leaf_seat = np.zeros(B, np.int64)
         self._clash = np.zeros(4 * B + 4, np.int64)
         self._out = np.zeros(4, np.int64)
-        self._descend = compiled_descend(g)
+        self._pobs = np.zeros(g.obs_size, g.obs_dtype)
+        self._leaf_roll = np.zeros(B, np.float64)
+        self._descend = compiled_descend(g, searcher.rollout_policy)
         #: network forward passes (all moves), and per the last search: forwards,
         #: simulations, leaves evaluated by the network, collisions (descents taken back),
         #: mean value of each root action
@@ -286,8 +327,11 @@ class AZAgent(Agent):
             v += self.shaping * np.asarray(self.potential(obs, self.engine.num_players),
                                            np.float64)
         v = np.clip(0.5 + self.value_scale * v, 0.0, 1.0)
+        if self.mix > 0:
+            roll = self._leaf_roll[:count]
+            v = np.where(roll >= 0, (1.0 - self.mix) * v + self.mix * roll, v)
         expand_backup(count, self._leaf_node, self._leaf_seat,
-                      logits.numpy().astype(np.float64), acts, offsets, v,
+                      logits.numpy().astype(np.float64) / self.prior_temp, acts, offsets, v,
                       self.engine.num_players, self._tree, self._w, self._prior, self._vnet,
                       self._meta, self._val)
         self.forwards += 1
@@ -317,7 +361,7 @@ class AZAgent(Agent):
         args = (self._tree, self._w, self._prior, self._vnet, self._meta, self._rng,
                 self._work, self._mask, self._tmp, self._val, self._pts, self._win, self._rew,
                 self._leaf_obs, self._leaf_mask, self._leaf_node, self._leaf_seat, self._clash,
-                self._out)
+                self._out, self._pobs, self._leaf_roll)
         cfg, out = self.engine.cfg, self._out
         deadline = None if ms is None else time.perf_counter() + ms / 1000.0
         done = it = clashes = leaves = 0
@@ -327,6 +371,7 @@ class AZAgent(Agent):
             if want <= 0:
                 break
             self._descend(dets, cfg, it, 4 * want + 4, want, self.c_puct, self.virtual_loss,
+                          self.mix, self.horizon,
                           *args)
             it += int(out[3])
             clashes += int(out[2])

@@ -44,8 +44,9 @@ NODE_FIELDS = 8
 #: bytes a node takes (the int32 row and three float64 entries)
 NODE_BYTES = 4 * NODE_FIELDS + 3 * 8
 
-# Placeholders: in the generated per-game modules these names are the game's kernels.
-_step = _legal_mask = _outcome = _observe = None
+# Placeholders: in the generated per-game modules these names are the game's kernels and the
+# rollout policy of its search agent.
+_step = _legal_mask = _outcome = _observe = _policy = None
 
 
 @njit(cache=True, inline="always")
@@ -68,15 +69,18 @@ def add_child(tree, w, prior, vnet, meta, node, action, mover, p):
     tree[node, CHILD] = new
 
 
-def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, tree, w, prior, vnet, meta,
-                     rng,
+def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, mix, horizon, tree, w,
+                     prior, vnet, meta, rng,
                      work, mask, tmp, val, pts, winners, rew, leaf_obs, leaf_mask, leaf_node,
-                     leaf_seat, clash, out):
+                     leaf_seat, clash, out, pobs, leaf_roll):
     """Up to ``attempts`` descents from the root (module docstring), stopping once ``want``
     simulations (leaves recorded + finished games valued) are done. Writes ``out[0]`` leaves
     (rows ``0..out[0]-1`` of ``leaf_*``), ``out[1]`` finished games, ``out[2]`` collisions,
     ``out[3]`` descents made (the determinization index advances by one per descent);
-    ``clash`` (``attempts`` entries) holds the collided nodes meanwhile."""
+    ``clash`` (``attempts`` entries) holds the collided nodes meanwhile. With ``mix > 0`` each
+    new leaf is also played on by the game's rollout policy for at most ``horizon`` moves (-1:
+    to the end) and ``leaf_roll`` gets the leaf seat's win share at the end (``1/n`` when cut;
+    -1 for a leaf not rolled out)."""
     n = cfg[K.C_PLAYERS]
     A = mask.shape[0]
     M = tree.shape[0]
@@ -120,6 +124,22 @@ def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, tree, w, pri
                 _legal_mask(work, cfg, leaf_mask[leaves])
                 leaf_node[leaves] = node
                 leaf_seat[leaves] = cur
+                leaf_roll[leaves] = -1.0
+                if mix > 0.0:  # a rollout from the leaf, mixed with the network's value
+                    left = horizon
+                    while work[K.DONE] == 0 and left != 0:
+                        _legal_mask(work, cfg, mask)
+                        _step(work, cfg, _policy(work, cfg, work[K.CUR], mask, pobs, rng), rew)
+                        left -= 1
+                    share = 1.0 / n
+                    if work[K.DONE] != 0:
+                        _outcome(work, cfg, pts, winners)
+                        nw = 0
+                        for p in range(n):
+                            nw += winners[p]
+                        if nw > 0:
+                            share = winners[cur] / nw
+                    leaf_roll[leaves] = share
                 leaves += 1
                 break
             _legal_mask(work, cfg, mask)
@@ -165,6 +185,7 @@ def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, tree, w, pri
                 _legal_mask(work, cfg, leaf_mask[leaves])
                 leaf_node[leaves] = node
                 leaf_seat[leaves] = cur
+                leaf_roll[leaves] = -1.0
                 leaves += 1
                 break
             _step(work, cfg, tree[best, ACT], rew)
@@ -235,27 +256,31 @@ from {rules} import legal_mask as _legal_mask
 from {rules} import outcome as _outcome
 from {rules} import step as _step
 from {observe} import observe as _observe
+from {policy_module} import {policy_name} as _policy
 
 
 @njit(cache=True, nogil=True)
 {source}"""
 
-_DESCEND: dict[type, Callable[..., None]] = {}
+_DESCEND: dict[tuple[type, Any], Callable[..., None]] = {}
 
 
-def compiled_descend(game: Any) -> Callable[..., None]:
-    """:func:`descend_template` bound to ``type(game)``'s kernels, compiled once and cached on
+def compiled_descend(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
+    """:func:`descend_template` bound to ``type(game)``'s kernels and the rollout ``policy``
+    (a numba function ``(state, cfg, seat, mask, obs, rng) -> action``), compiled once and cached on
     disk (a generated module in card-envs' kernel cache folder, as
     :func:`card_envs.agents.search.compiled_search` does: numba caches only functions of a
     real file)."""
-    key = type(game)
+    key = (type(game), policy)
     if key in _DESCEND:
         return _DESCEND[key]
     src = inspect.getsource(descend_template).replace("def descend_template(", "def descend(",
                                                       1)
     observe = (game.observe or game.rules).__name__
+    py = getattr(policy, "py_func", policy)
     text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__, observe=observe,
-                             source=src)
-    module = load_generated(f"az_descend_{game.env_id}", text)
+                             policy_module=py.__module__, policy_name=py.__name__, source=src)
+    name = f"az_descend_{game.env_id}_{py.__module__.replace('.', '_')}_{py.__name__}"
+    module = load_generated(name, text)
     _DESCEND[key] = module.descend
     return module.descend

@@ -87,7 +87,8 @@ class GameManifest:
     ``"module:Class"`` of the AEC env; ``heuristic`` / ``search`` the agents (``search`` only if
     it customizes the generic MCTS); ``search_options`` the game options search tests use;
     ``test_cases`` option sets the shared test kit runs (the first is the default game);
-    ``playthroughs`` the golden playthroughs."""
+    ``playthroughs`` the golden playthroughs; ``az`` defaults of the ``az`` agent measured
+    for this game (e.g. ``{"prior_temp": 3.0}``)."""
 
     env_id: str
     name: str
@@ -99,6 +100,7 @@ class GameManifest:
     playthroughs: tuple[Playthrough, ...] = ()
     train: TrainSpec = field(default_factory=TrainSpec)
     bench: BenchSpec = field(default_factory=BenchSpec)
+    az: dict[str, Any] = field(default_factory=dict)
 
     def env_class(self) -> type:
         """The AEC env class (imports the game)."""

@@ -35,4 +35,5 @@ MANIFEST = GameManifest(
     # worse in 15 minutes (0.880 / 0.504 against random / heuristic, vs 1.000 / 0.480)
     train=TrainSpec(options={"max_turned": 200}, settings={"eval_games": 60, "evals": 4}),
     bench=BenchSpec(ladder_budget="mcts:iterations=300", ladder_target="not worse"),
+    az={"prior_temp": 3.0},  # softer priors: measured against mcts:ms=200
 )

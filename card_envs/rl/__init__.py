@@ -9,7 +9,8 @@ below imports it).
 >>> res = train("slide_v0", minutes=5, out_dir="runs/slide")       # doctest: +SKIP
 
 :mod:`~card_envs.rl.ppo` (``train_ppo``, ``PPO_DEFAULTS``: torch only, the network is
-:class:`card_envs.agents.net.PolicyNet`) is the fast trainer;
+:class:`card_envs.agents.net.PolicyNet`) is the fast trainer; :mod:`~card_envs.rl.expert`
+(``expert_iteration``, ``EXPERT_DEFAULTS``) improves that network with the ``az`` search's games;
 
 other modules: :mod:`~card_envs.rl.single_agent` (``SingleAgentEnv``, ``OpponentPool``: numpy and
 Gymnasium only), :mod:`~card_envs.rl.sb3` (``BatchedVecEnv``, ``PolicyOpponent``),
@@ -50,6 +51,9 @@ _EXPORTS: dict[str, str] = {
     "PPO_DEFAULTS": "ppo",
     "PPOResult": "ppo",
     "train_ppo": "ppo",
+    "EXPERT_DEFAULTS": "expert",
+    "ExpertResult": "expert",
+    "expert_iteration": "expert",
 }
 
 __all__ = sorted(_EXPORTS)

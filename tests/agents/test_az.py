@@ -114,11 +114,14 @@ def test_parameters_are_checked_before_anything_is_built() -> None:
                        ("az:determinizations=0", "determinizations"),
                        ("az:temperature=101", "temperature"), ("az:value_scale=11", "value_scale"),
                        ("az:max_nodes=1", "max_nodes"), ("az:iterations=1.5", "iterations"),
-                       ("az:virtual_loss=1.01", "virtual_loss")):
+                       ("az:virtual_loss=1.01", "virtual_loss"), ("az:mix=1.5", "mix"),
+                       ("az:prior_temp=0", "prior_temp"), ("az:horizon=-2", "horizon"),
+                       ("az:horizon=1.5", "horizon")):
         with pytest.raises(OptionError, match=name):
             make_agent(spec, "slide_v0")
     for kw in ({"c_puct": math.nan}, {"ms": math.inf}, {"temperature": -math.inf},
-               {"value_scale": math.nan}, {"iterations": 10**12}, {"batch": True}):
+               {"value_scale": math.nan}, {"iterations": 10**12}, {"batch": True},
+               {"mix": math.nan}, {"prior_temp": math.inf}, {"horizon": 10**7}):
         with pytest.raises(OptionError, match=next(iter(kw))):
             AZAgent("slide_v0", **kw)
     with pytest.raises(OptionError, match="c_puct"):
@@ -193,3 +196,31 @@ def test_plays_in_the_arena() -> None:
                     workers=1)
     s = res["az:iterations=40"]
     assert s.games == 4 and s.win_rate >= 0.75
+
+
+def test_game_defaults_come_from_the_manifest() -> None:
+    from card_envs.core.registry import manifest
+
+    for env_id in ("slide_v0", "if_it_fits_v0"):
+        want = float(manifest(env_id).az.get("prior_temp", 1.0))
+        assert _agent("az:iterations=8", env_id).prior_temp == want
+    assert make_agent("az:iterations=8,prior_temp=2", "slide_v0").prior_temp == 2.0
+
+
+@pytest.mark.parametrize("env_id", ["slide_v0", "op_glad_ijs_v0"])
+def test_rollouts_mixed_into_leaf_values(env_id: str) -> None:
+    """With ``mix`` the descent plays every new leaf out by the game's rollout policy (a win
+    share in [0, 1], or -1 when not rolled out); deterministic, and still only legal moves."""
+    env = _random_state(env_id, 2, 3, 11)
+    runs = []
+    for _ in range(2):
+        a = make_agent("az:iterations=64,batch=8,mix=0.5", env_id, seed=5, **GAMES[env_id])
+        visits, value = a.search(env.state_array)
+        runs.append((visits, value))
+        roll = a._leaf_roll
+        assert ((roll >= 0) & (roll <= 1)).any() and ((roll == -1) | (roll >= 0)).all()
+    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
+    plain = make_agent("az:iterations=64,batch=8", env_id, seed=5, **GAMES[env_id])
+    assert plain.search(env.state_array)[1] != runs[0][1]  # the rollouts changed the values
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    assert set(np.flatnonzero(runs[0][0])) <= set(legal.tolist())

@@ -63,6 +63,15 @@ def test_help_still_prints_usage_and_exits_0(capsys: pytest.CaptureFixture) -> N
     ("train_ppo.py", ["--game", "slide", "--minutes", "0"], ["give --minutes or --steps"]),
     ("train_rllib.py", [], ["required", "--game", "(train_rllib.py --help)"]),
     ("train_rllib.py", ["--game", "slide", "-o", "num_players=3"], ["--players"]),
+    ("train_az.py", [], ["required", "--game", "(train_az.py --help)"]),
+    ("train_az.py", ["--game", "chess"], ["unknown game 'chess'"]),
+    ("train_az.py", ["--game", "isflak", "-s", "sims=nan", "--out", "/nonexistent/x"],
+     ["sims must be an integer"]),
+    ("train_az.py", ["--game", "isflak", "-s", "bogus=1", "--out", "/nonexistent/x"],
+     ["unknown settings ['bogus']"]),
+    ("train_az.py", ["--game", "isflak", "--init", "/nonexistent.safetensors"], ["--init"]),
+    ("train_az.py", ["--game", "isflak", "--resume", "--out", "/nonexistent/x"],
+     ["nothing to resume"]),
 ])
 def test_example_scripts_use_the_same_style(script: str, args: list[str],
                                             words: list[str]) -> None:

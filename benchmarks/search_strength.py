@@ -1,0 +1,178 @@
+#!/usr/bin/env python
+"""Strength of the learned search (``az``) against plain search and the heuristic, and of
+every searcher against time per move, 2 players, in the arena (duplicate deals).
+
+Two parts, each a list of arena matches (cells):
+
+* ``table``: ``az:ms=200`` against ``mcts:ms=200`` and against ``heuristic`` (equal time per
+  move for the two searchers);
+* ``curve``: ``az``, ``mcts`` at 50, 200 and 1000 ms per move, and the PPO policy alone
+  (``ppo``, which takes no time budget), each against ``heuristic``.
+
+Every cell is one :func:`card_envs.arena.run_arena` run (seed ``--seed``, ``--deals`` deals
+played in both seatings, ``--workers`` processes) saved as ``<out>/<cell>.json`` as soon as it
+ends; a cell whose file exists is read back, not played again, so an interrupted run resumes
+where it stopped (``--fresh`` replays everything). The script prints a table (win rate of the
+first agent, 95% Wilson interval, measured ms per move of both), writes
+``<out>/summary.json`` (machine, versions, rows) and, with ``--plot``, the curve as a PNG.
+
+Usage::
+
+    python benchmarks/search_strength.py --part table --deals 200          # 400 games a cell
+    python benchmarks/search_strength.py --part curve --deals 20 --plot docs/images/search_curve.png
+    python benchmarks/search_strength.py --part table --games slide isflak --deals 50
+    python benchmarks/search_strength.py --part table --deals 50 --deals-for op_glad_ijs=10
+
+Time per cell is about ``2 x deals x decisions x ms``: at 200 ms per move a 400-game cell
+against ``mcts`` takes 40 min (Isflak) to 4 h (Op Glad IJs, ~190 decisions a game) on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from throughput import machine_info
+
+from card_envs.arena import run_arena
+from card_envs.arena.results import ArenaResult
+from card_envs.core.registry import manifests, resolve_env_id
+
+RESULTS = Path(__file__).parent / "results" / "search_strength"
+CURVE_MS = (50, 200, 1000)
+
+
+def cells(part: str, env_ids: list[str], ms: tuple[int, ...]) -> list[tuple[str, str, str]]:
+    """``(env_id, first agent, opponent)`` of every match of ``part``."""
+    out: list[tuple[str, str, str]] = []
+    for env_id in env_ids:
+        if part == "table":
+            out += [(env_id, "az:ms=200", "mcts:ms=200"), (env_id, "az:ms=200", "heuristic")]
+        else:
+            out += [(env_id, f"{a}:ms={t}", "heuristic") for t in ms for a in ("az", "mcts")]
+            out.append((env_id, "ppo", "heuristic"))
+    return out
+
+
+def cell_name(env_id: str, first: str, other: str, deals: int, seed: int) -> str:
+    clean = {ord(c): "_" for c in ":=+;,/"}
+    return f"{env_id}__{first.translate(clean)}__vs__{other.translate(clean)}__d{deals}_s{seed}"
+
+
+def play(env_id: str, first: str, other: str, deals: int, seed: int, workers: int | str,
+         folder: Path, fresh: bool) -> dict[str, Any]:
+    """One cell: played, or read back from its file."""
+    path = folder / f"{cell_name(env_id, first, other, deals, seed)}.json"
+    if path.is_file() and not fresh:
+        saved = json.loads(path.read_text())
+        wall = saved.pop("wall_s", None)  # the run's wall time, beside the arena's result
+        res = ArenaResult.from_json(saved)
+    else:
+        t0 = time.perf_counter()
+        res = run_arena(env_id, [first, other], 2 * deals, num_players=2, seed=seed,
+                        workers=workers)
+        wall = time.perf_counter() - t0
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**res.to_json(), "wall_s": wall}) + "\n")
+    s, o = res[first], res[other]
+    return {"env_id": env_id, "agent": first, "opponent": other, "games": s.games,
+            "win_rate": s.win_rate, "ci95": list(s.ci95), "ms_per_move": s.ms_per_move,
+            "opponent_ms_per_move": o.ms_per_move, "wall_s": wall, "file": path.name}
+
+
+def plot_curve(rows: list[dict[str, Any]], path: Path) -> Path:
+    """Win rate against the heuristic vs ms per move, one panel per game."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(r["env_id"] for r in rows))
+    fig, axes = plt.subplots(1, len(games), figsize=(3.2 * len(games), 3.0), squeeze=False,
+                             sharey=True)
+    for ax, env_id in zip(axes[0], games):
+        mine = [r for r in rows if r["env_id"] == env_id]
+        for name, colour in (("az", "tab:blue"), ("mcts", "tab:orange")):
+            pts = sorted((float(r["agent"].split("ms=")[1]), r) for r in mine
+                         if r["agent"].startswith(name + ":"))
+            if pts:
+                xs = [t for t, _ in pts]
+                ax.errorbar(xs, [r["win_rate"] for _, r in pts],
+                            yerr=[[r["win_rate"] - r["ci95"][0] for _, r in pts],
+                                  [r["ci95"][1] - r["win_rate"] for _, r in pts]],
+                            marker="o", capsize=3, label=name, color=colour)
+        for r in mine:
+            if r["agent"] == "ppo":
+                ax.axhline(r["win_rate"], color="tab:green", ls="--", label="ppo (no search)")
+        ax.axhline(0.5, color="0.7", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_title(env_id.replace("_v0", ""))
+        ax.set_xlabel("ms per move")
+        ax.set_ylim(0, 1)
+    axes[0][0].set_ylabel("win rate vs heuristic")
+    axes[0][-1].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--part", choices=("table", "curve"), default="table")
+    ap.add_argument("--games", nargs="*", default=[m.env_id for m in manifests()],
+                    help="env ids or game names (default: all)")
+    ap.add_argument("--deals", type=int, default=200, help="deals per cell (2 games each)")
+    ap.add_argument("--deals-for", nargs="*", default=[], metavar="GAME=DEALS",
+                    help="other deals for some games, e.g. op_glad_ijs=10")
+    ap.add_argument("--ms", type=int, nargs="*", default=list(CURVE_MS),
+                    help="curve: ms per move")
+    ap.add_argument("--agents", nargs="*", default=None,
+                    help="only the cells whose first agent is one of these (az, mcts, ppo)")
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--workers", default="2")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--fresh", action="store_true", help="replay cells already saved")
+    ap.add_argument("--plot", type=Path, default=None, help="curve: PNG path")
+    args = ap.parse_args(argv)
+    workers: int | str = args.workers if args.workers == "auto" else int(args.workers)
+    deals_for = {}
+    for item in args.deals_for:
+        game, eq, num = item.partition("=")
+        if not eq or not num.isdigit() or int(num) < 1:
+            ap.error(f"--deals-for: GAME=DEALS, got {item!r}")
+        deals_for[resolve_env_id(game)] = int(num)
+
+    rows = []
+    head = (f"{'game':<16}{'agent':<14}{'opponent':<14}{'games':>6}{'win':>7}{'95% CI':>16}"
+            f"{'ms/move':>9}{'opp ms':>8}{'wall s':>8}")
+    print(head)
+    for env_id, first, other in cells(args.part, [resolve_env_id(g) for g in args.games],
+                                      tuple(args.ms)):
+        if args.agents and first.split(":")[0] not in args.agents:
+            continue
+        r = play(env_id, first, other, deals_for.get(env_id, args.deals), args.seed, workers,
+                 args.out, args.fresh)
+        rows.append(r)
+        lo, hi = r["ci95"]
+        print(f"{env_id:<16}{first:<14}{other:<14}{r['games']:>6}{r['win_rate']:>7.3f}"
+              f"{f'[{lo:.2f}, {hi:.2f}]':>16}{r['ms_per_move']:>9.1f}"
+              f"{r['opponent_ms_per_move']:>8.1f}{r['wall_s'] or 0:>8.0f}", flush=True)
+    summary = {"benchmark": "search_strength", "part": args.part,
+               "time": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_info(),
+               "args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}
+    path = args.out / f"summary_{args.part}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"wrote {path}")
+    if args.plot and args.part == "curve":
+        print(f"wrote {plot_curve(rows, args.plot)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
