@@ -14,7 +14,9 @@ played in both seatings, ``--workers`` processes) saved as ``<out>/<cell>.json``
 ends; a cell whose file exists is read back, not played again, so an interrupted run resumes
 where it stopped (``--fresh`` replays everything). The script prints a table (win rate of the
 first agent, 95% Wilson interval, measured ms per move of both), writes
-``<out>/summary.json`` (machine, versions, rows) and, with ``--plot``, the curve as a PNG.
+``<out>/summary_<part>.json`` (machine, versions, rows; rows of earlier runs into the same
+folder are kept, so a table can be built by several runs) and, with ``--plot``, the curve of
+all those rows as a PNG.
 
 Usage::
 
@@ -162,10 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{env_id:<16}{first:<14}{other:<14}{r['games']:>6}{r['win_rate']:>7.3f}"
               f"{f'[{lo:.2f}, {hi:.2f}]':>16}{r['ms_per_move']:>9.1f}"
               f"{r['opponent_ms_per_move']:>8.1f}{r['wall_s'] or 0:>8.0f}", flush=True)
+    path = args.out / f"summary_{args.part}.json"
+    if path.is_file():  # earlier runs into this folder: their rows stay unless replayed here
+        mine = {r["file"] for r in rows}
+        rows = [r for r in json.loads(path.read_text()).get("rows", [])
+                if r["file"] not in mine] + rows
     summary = {"benchmark": "search_strength", "part": args.part,
                "time": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_info(),
                "args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}
-    path = args.out / f"summary_{args.part}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(summary, indent=1) + "\n")
     print(f"wrote {path}")
