@@ -3,6 +3,7 @@
     python examples/train_ppo.py --game slide --minutes 15
     python examples/train_ppo.py --game isflak --minutes 15 --seed 1 -p hidden=[256,128]
     python examples/train_ppo.py --game slide --minutes 10 --trainer sb3   # stable-baselines3
+    python examples/train_ppo.py --game slide --minutes 10 --ray auto --samplers 8  # on Ray
 
 The default trainer is card-envs' own PPO (:func:`card_envs.rl.train_ppo`: every move a sample,
 about 50k env steps/s on 2 CPU cores); it writes ``final.safetensors`` (+ ``.json``),
@@ -10,7 +11,10 @@ about 50k env steps/s on 2 CPU cores); it writes ``final.safetensors`` (+ ``.jso
 ``--out``. ``--trainer sb3`` runs sb3-contrib's MaskablePPO (:func:`card_envs.rl.train`:
 ``final.zip``, ``history.csv``, TensorBoard logs in ``tb/``). Both print the final evaluation,
 the env steps per second over the whole run and the arena command for the trained model.
-Guide: ``docs/training.md``.
+``--ray ADDRESS`` (native trainer) plays the games on ``--samplers`` Ray actors spread over the
+cluster at ADDRESS (``auto``: the one ``ray start`` runs on this machine; ``local``: a Ray
+started for the run), the learner staying in this process; same files, same results as
+``--samplers`` in one process. Guides: ``docs/training.md``, ``docs/distributed.md``.
 """
 
 from __future__ import annotations
@@ -67,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
                     "-p hidden=[128,128] (see card_envs.rl.PPO_DEFAULTS; sb3: "
                     "card_envs.rl.DEFAULTS)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads")
+    ap.add_argument("--samplers", type=int, default=1,
+                    help="native: split the games between this many samplers (default 1)")
+    ap.add_argument("--ray", default=None, metavar="ADDRESS",
+                    help="native: play the samplers as Ray actors on the cluster at ADDRESS "
+                         "('auto': ray start on this machine; 'local': a Ray for this run)")
     ap.add_argument("--device", default="cpu", help="torch device: cpu (default), cuda, auto")
     ap.add_argument("--overwrite", action="store_true",
                     help="replace the run already in --out (refused otherwise)")
@@ -88,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.trainer == "native":
         return _native(ap, args, env_id, options, out, minutes)
 
+    if args.ray is not None or args.samplers != 1:
+        ap.error("--ray and --samplers are options of the native trainer")
     from card_envs.rl import train
 
     try:
@@ -116,6 +127,8 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
 
     if args.device != "cpu" or args.eval_every is not None:
         ap.error("--device and --eval-every are options of --trainer sb3")
+    if args.ray is not None and not args.ray.strip():
+        ap.error("--ray needs an address: auto, local or HOST:PORT")
     settings = {k: list(v) if isinstance(v, tuple) else v for k, v in args.ppo}
     for key, value in (("num_envs", args.envs), ("eval_games", args.eval_games),
                        ("pool_every", args.pool_every)):
@@ -132,8 +145,9 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
         res = train_ppo(env_id, minutes=minutes, steps=args.steps, players=args.players,
                         seed=args.seed, out_dir=out, settings=settings,
                         progress=not args.no_progress, torch_threads=args.threads,
-                        overwrite=args.overwrite, command=command, **options)
-    except (FileExistsError, OptionError, ValueError) as e:
+                        overwrite=args.overwrite, command=command, samplers=args.samplers,
+                        ray=args.ray, **options)
+    except (FileExistsError, OptionError, ValueError, ConnectionError) as e:
         ap.error(str(e))
     print(res.table())
     prof = ", ".join(f"{k} {v:.0f} s" for k, v in res.profile.items())

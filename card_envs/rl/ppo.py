@@ -129,6 +129,9 @@ class PPOResult:
     eval_seconds: float
     profile: dict[str, float]
     config: dict[str, Any] = field(default_factory=dict)
+    games: int = 0                 # games finished in the returned rollouts
+    duplicate_deals: int = 0       # of those, games whose deal an earlier one had (0)
+    restarts: int = 0              # sampler processes Ray restarted (ray=...)
 
     @property
     def env_steps_per_second(self) -> float:
@@ -202,8 +205,8 @@ def train_ppo(env_id: str, minutes: float | None = 10.0, steps: int | None = Non
               players: int = 2, seed: int = 0, out_dir: str | Path = "runs/ppo",
               settings: dict[str, Any] | None = None, progress: bool = True,
               torch_threads: int | None = None, overwrite: bool = False,
-              tune_malloc: bool = True, command: str | None = None,
-              **options: Any) -> PPOResult:
+              tune_malloc: bool = True, command: str | None = None, samplers: int = 1,
+              ray: str | bool | None = None, **options: Any) -> PPOResult:
     """Train the project's PPO by self-play on ``env_id`` (module docstring).
 
     ``minutes`` bounds the wall time (evaluations not counted), ``steps`` the env steps (all
@@ -212,7 +215,14 @@ def train_ppo(env_id: str, minutes: float | None = 10.0, steps: int | None = Non
     (the manifest's ``train.options`` fill in defaults). Writes ``history.json``,
     ``learning_curve.png``, ``checkpoints/step_<env steps>.safetensors`` and
     ``final.safetensors`` (+ ``.json``) to ``out_dir`` (refused if it holds a run, unless
-    ``overwrite``). ``command``: the command line recorded with the weights."""
+    ``overwrite``). ``command``: the command line recorded with the weights.
+
+    ``samplers``: the games are split between that many samplers (one rollout each per
+    update). ``ray``: play the samplers as Ray actors (:mod:`card_envs.rl.ppo_ray`) on the Ray
+    at this address (``"auto"``: the cluster of ``ray start`` on this machine; ``True`` or
+    ``"local"``: the Ray this process is connected to, else a local one for the run); the
+    learner stays in this process. Same seed, samplers and torch threads: same run, local or
+    on Ray."""
     from card_envs.rl.evaluation import plot_history
     from card_envs.rl.runs import prepare_out_dir
 
@@ -229,6 +239,10 @@ def train_ppo(env_id: str, minutes: float | None = 10.0, steps: int | None = Non
     if isinstance(cfg["hidden"], tuple):
         cfg["hidden"] = list(cfg["hidden"])
     _check_settings(cfg)
+    if isinstance(samplers, bool) or not isinstance(samplers, int) or \
+            not 1 <= samplers <= cfg["num_envs"]:
+        raise OptionError(f"samplers must be an integer in 1..num_envs ({cfg['num_envs']}), "
+                          f"got {samplers!r}")
     if "num_players" in options:
         raise OptionError("set the number of seats with players=..., not num_players")
     game_options = {**spec.options, **options}
@@ -240,11 +254,21 @@ def train_ppo(env_id: str, minutes: float | None = 10.0, steps: int | None = Non
     old_threads = torch.get_num_threads()
     if torch_threads is not None:
         torch.set_num_threads(int(torch_threads))
+    remote = None
+    run = None
     try:
-        run = PPORun(env_id, players, cfg, game_options, seed)
+        if ray:
+            from card_envs.rl.ppo_ray import RaySamplers
+
+            remote = RaySamplers(None if ray is True or ray == "local" else str(ray))
+        run = PPORun(env_id, players, cfg, game_options, seed, samplers, remote)
         return _train(run, out, minutes, steps, seed, progress, command, plot_history)
     finally:
         torch.set_num_threads(old_threads)
+        if run is not None:
+            run.close()
+        elif remote is not None:
+            remote.close()
 
 
 def _train(run: PPORun, out: Path, minutes: float | None, steps: int | None, seed: int,
@@ -268,7 +292,8 @@ def _train(run: PPORun, out: Path, minutes: float | None, steps: int | None, see
         nonlocal eval_s
         t0 = time.perf_counter()
         r: dict[str, Any] = {"env_steps": run.env_steps, "learner_steps": run.learner_steps,
-                             "updates": run.updates, "wall_seconds": round(wall, 3),
+                             "games": run.games, "updates": run.updates,
+                             "wall_seconds": round(wall, 3),
                              "rollout_seconds": round(run.rollout_s, 3),
                              "update_seconds": round(run.update_s, 3),
                              "env_steps_per_s": round(run.env_steps / wall, 1) if wall else 0.0}
@@ -348,14 +373,21 @@ def _train(run: PPORun, out: Path, minutes: float | None, steps: int | None, see
                                        if k.split("_")[0] in ("random", "heuristic")}}
     final = save_policy(run.policy, out / "final.safetensors", final_info)
     prof = {k: round(v, 3) for k, v in run.prof.items()}
+    deals = np.concatenate(run.deals) if run.deals else np.zeros(0, np.uint64)
+    dup = int(deals.size - np.unique(deals).size)
     summary = {"env_id": run.env_id, "players": run.n, "env_steps": run.env_steps,
                "learner_steps": run.learner_steps, "updates": run.updates,
                "wall_seconds": round(wall, 3), "rollout_seconds": round(run.rollout_s, 3),
                "update_seconds": round(run.update_s, 3), "eval_seconds": round(eval_s, 3),
                "setup_seconds": round(run.setup_s, 3),
                "env_steps_per_s": round(run.env_steps / wall, 1) if wall else 0.0,
-               "profile": prof, "settings": cfg, "options": run.options, "seed": seed}
+               "profile": prof, "settings": cfg, "options": run.options, "seed": seed,
+               "games": run.games, "duplicate_deals": dup, "samplers": len(run.sizes),
+               "games_per_sampler": run.sizes,
+               "ray": None if run.remote is None else {
+                   "restarts": run.remote.restarts, "placement": run.remote.placement}}
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
     return PPOResult(run.env_id, run.n, run.policy, out, final, history, run.learner_steps,
                      run.env_steps, run.updates, wall, run.rollout_s, run.update_s, eval_s,
-                     prof, cfg)
+                     prof, cfg, run.games, dup, summary["ray"]["restarts"] if summary["ray"]
+                     else 0)

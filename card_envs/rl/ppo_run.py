@@ -1,6 +1,8 @@
-"""One run of card-envs' own PPO: the batched games, the league, the preallocated buffers, the
-rollout and the update (:class:`PPORun`). The user-facing trainer, its settings and the design
-notes are :mod:`card_envs.rl.ppo`."""
+"""One run of card-envs' own PPO: the learner (:class:`PPORun`: the network, the optimizer, the
+merged rollouts of its samplers and the update). The samplers
+(:class:`~card_envs.rl.ppo_sampler.Sampler`: the batched games, the league, the sample buffers)
+run in this process or as Ray actors (:mod:`card_envs.rl.ppo_ray`). The user-facing trainer,
+its settings and the design notes are :mod:`card_envs.rl.ppo`."""
 
 from __future__ import annotations
 
@@ -11,32 +13,40 @@ from typing import Any
 import numpy as np
 import torch
 
-from card_envs.agents.net import (
-    NetPolicy,
-    as_tensors,
-    sample_segments,
-    segment_log_softmax,
+from card_envs.agents.net import NetPolicy, as_tensors, segment_log_softmax
+from card_envs.rl.ppo_sampler import (
+    OPPONENTS,
+    Rollout,
+    Sampler,
+    critic_net,
+    merge_rollouts,
+    state_arrays,
+    warm_learner_kernels,
 )
-from card_envs.agents.registry import make_agent
-from card_envs.core.features import feature_module
-from card_envs.core.manifest import load
-from card_envs.core.registry import manifest
-from card_envs.core.vector import VectorEnv
-from card_envs.rl.trajectories import credit, gae, gather_rows, link, observer
+from card_envs.rl.trajectories import gae, gather_rows
 
-__all__ = ["OPPONENTS", "PPORun"]
+__all__ = ["OPPONENTS", "PPORun", "split_games"]
 
-_SNAP = 3  # owner codes: 0 learner, 1 random, 2 heuristic, 3 + k snapshot k
-OPPONENTS = ("snapshots", "heuristic", "random")  # the league's opponent kinds
+
+def split_games(num_envs: int, samplers: int) -> list[int]:
+    """Games per sampler: ``num_envs`` split as evenly as possible."""
+    if not 1 <= samplers <= num_envs:
+        raise ValueError(f"samplers must be in 1..num_envs ({num_envs}), got {samplers}")
+    q, r = divmod(num_envs, samplers)
+    return [q + (k < r) for k in range(samplers)]
 
 
 class PPORun:
-    """State of one training run of :func:`card_envs.rl.ppo.train_ppo`."""
+    """State of one training run of :func:`card_envs.rl.ppo.train_ppo`: the learner, and its
+    samplers (``samplers`` in this process, or ``remote``: a
+    :class:`~card_envs.rl.ppo_ray.RaySamplers` that plays them on Ray actors)."""
 
     def __init__(self, env_id: str, players: int, cfg: dict[str, Any],
-                 options: dict[str, Any], seed: int) -> None:
+                 options: dict[str, Any], seed: int, samplers: int = 1,
+                 remote: Any = None) -> None:
         self.env_id, self.n, self.cfg, self.options = env_id, players, cfg, options
-        self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.rng = np.random.default_rng([seed, 0])
         torch.manual_seed(seed)
         self.policy = NetPolicy(env_id, players, options, hidden=tuple(cfg["hidden"]),
                                 scorer=cfg["scorer"], one_hot_max=cfg["one_hot_max"],
@@ -45,279 +55,91 @@ class PPORun:
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg["learning_rate"], eps=1e-5)
         self.critic: torch.nn.Module | None = None
         if cfg["critic"] == "full":
-            self.critic = _critic(players * self.policy.pinput.in_dim, cfg["hidden"])
+            self.critic = critic_net(players * self.policy.pinput.in_dim, cfg["hidden"])
             self.opt.add_param_group({"params": list(self.critic.parameters())})
         self.params = [q for g in self.opt.param_groups for q in g["params"]]
-        game = self.policy.game
-        self.game = game
-        self.vec = VectorEnv(game, cfg["num_envs"], seed)
-        self.vec.reset(seed=seed)
-        B, A, L = self.vec.num_envs, game.num_actions, game.obs_size
-        cap = B * cfg["n_steps"]
-        pin = self.policy.pinput
-        self.buf_x = np.zeros((cap, pin.in_dim), np.float32)
-        self.row_cap = cap * 4
-        self.buf_rows = np.zeros((self.row_cap, pin.action_dim), np.float32)
-        self.buf_racts = np.zeros(self.row_cap, np.int64)
-        self.buf_roff = np.zeros(cap + 1, np.int64)
-        self._obs_tmp = np.zeros((B, L), game.obs_dtype)
-        self._mask_tmp = np.zeros((B, A), np.int8)
-        # the other seats' views of each sample's position (critic="full" only)
-        self.buf_cx = np.zeros((cap if self.critic is not None else 0,
-                                (players - 1) * pin.in_dim), np.float32)
-        self._no_mask = np.zeros((B, A), np.int8)
-        self._cobs = np.zeros((B, L), game.obs_dtype)
-        self.buf_act = np.zeros(cap, np.int64)
-        self.buf_logp = np.zeros(cap, np.float32)
-        self.buf_val = np.zeros(cap, np.float32)
-        self.buf_rew = np.zeros(cap, np.float32)
-        self.buf_phi = np.zeros(cap, np.float32)
-        self.buf_done = np.zeros(cap, np.bool_)
-        self.buf_next = np.full(cap, -1, np.int64)
-        self.buf_game = np.zeros(cap, np.int64)
-        self.buf_seat = np.zeros(cap, np.int64)
-        self.pending = np.full((B, players), -1, np.int64)
-        self.owner = np.zeros((B, players), np.int64)
-        self.actions = np.zeros(B, np.int64)
-        self.snapshots: list[NetPolicy] = []
-        self.heuristic = None
-        w = {k: float(cfg["league"].get(k, 0.0)) for k in OPPONENTS}
-        if manifest(env_id).heuristic is None:
-            w["heuristic"] = 0.0
-        if w["heuristic"] > 0:
-            self.heuristic = make_agent("heuristic", env_id, seed=seed + 7919,
-                                        num_players=players, **options)
-        self.league_w = w
-        self.potential = None
-        self.phi_col = -1  # >= 0: the potential is this column of the network's input
-        if cfg["shaping"] > 0 and manifest(env_id).train.potential:
-            self.potential = load(manifest(env_id).train.potential)
-            name = getattr(feature_module(game), "POTENTIAL_GLOBAL", None)
-            mod = feature_module(game)
-            if name is not None and self.potential is getattr(mod, "potential", None):
-                pin = self.policy.pinput
-                self.phi_col = (pin.in_dim - pin.global_dim
-                                + list(mod.GLOBAL_FEATURES).index(name))
-        self.observe_seats = observer(game)
+        self.net.eval()
+        if self.critic is not None:
+            self.critic.eval()
+        self.game = self.policy.game
+        self.sizes = split_games(cfg["num_envs"], samplers)
+        self.remote = remote
+        self.samplers: list[Sampler] = []
+        t0 = time.perf_counter()
+        if remote is None:  # in this process, sharing the learner's network
+            self.samplers = [Sampler(env_id, players, cfg, options, seed, k, self.sizes,
+                                     self.policy, self.critic) for k in range(samplers)]
+        else:
+            remote.start(env_id, players, cfg, options, seed, self.sizes)
+        warm_learner_kernels()
+        self.setup_s = time.perf_counter() - t0
+        self.pool: list[tuple[int, Any]] = []  # (id, weights) of the snapshots, oldest first
+        self._next_snapshot = 0
         self.env_steps = 0
         self.learner_steps = 0
         self.updates = 0
+        self.games = 0
+        self.deals: list[np.ndarray] = []  # every finished game's deal fingerprint
         self.prof = dict.fromkeys(("engine", "features", "forward", "sampling", "buffer",
                                    "update", "opponents"), 0.0)
         self.rollout_s = self.update_s = 0.0
-        for g in range(B):
-            self._deal_owners(g)
-        t0 = time.perf_counter()
-        self._warm_up()
-        self.setup_s = time.perf_counter() - t0
 
-    def _warm_up(self) -> None:
-        """Compile every kernel the run calls (engine, features, bookkeeping) on a throwaway
-        batch, so that the measured run does not include numba's first-call compilation."""
-        from card_envs.core.vector import SERIAL_BELOW
-
-        vec = VectorEnv(self.game, max(SERIAL_BELOW, 2), 0)
-        vec.reset(seed=0)
-        for _ in range(2):
-            vec.step(vec.sample_actions())
-        pin = self.policy.pinput
-        x, rows, acts, off = pin.compute(vec.observations, vec.action_masks, vec.num_threads)
-        with torch.no_grad():
-            logits, _ = self.net(*as_tensors(x, rows, acts, off))
-        m = vec.num_envs
-        a, lp = np.empty(m, np.int64), np.empty(m, np.float64)
-        sample_segments(logits.numpy().astype(np.float64), off, acts,
-                        np.full(len(acts), 0.5), False, a, lp)
-        games = np.arange(m, dtype=np.int64)
-        seats = vec.current_player.astype(np.int64)
-        self.observe_seats(vec.states, vec.cfg, games, seats, np.zeros(
-            (m, self.game.obs_size), self.game.obs_dtype))
-        pend = np.full((m, self.n), -1, np.int64)
-        nxt = np.full(m, -1, np.int64)
-        link(0, games, seats, pend, nxt)
-        rew, done = np.zeros(m, np.float32), np.zeros(m, np.bool_)
-        credit(vec.rewards, vec.terminated, pend, rew, done)
-        f32 = np.zeros(m, np.float32)
-        gae(rew, f32, nxt, done, f32, f32, f32, 0.0, 0.99, 0.95, f32.copy(), f32.copy())
-        out_off, pos = np.zeros(m + 1, np.int64), np.zeros(m, np.int64)
-        gather_rows(games, off, rows, acts, a, rows.copy(), acts.copy(), out_off, pos)
+    # --- the samplers' games, for tests and tools (in-process samplers only) --------------
+    @property
+    def vec(self) -> Any:
+        """The first in-process sampler's batch of games."""
+        return self.samplers[0].vec
 
     # --- league ---------------------------------------------------------------------------
-    def _deal_owners(self, g: int) -> None:
-        row = self.owner[g]
-        row[:] = 0
-        if self.rng.random() < self.cfg["self_play"]:
-            return
-        w = dict(self.league_w)
-        if not self.snapshots:
-            w["snapshots"] = 0.0
-        tot = sum(w.values())
-        if tot <= 0:
-            return
-        kind = self.rng.choice(OPPONENTS, p=[w[k] / tot for k in OPPONENTS])
-        code = {"random": 1, "heuristic": 2}.get(kind)
-        if code is None:
-            code = _SNAP + int(self.rng.integers(len(self.snapshots)))
-        row[:] = code
-        row[self.rng.integers(self.n)] = 0
-
     def snapshot(self) -> None:
+        """Add a frozen copy of the learner to the opponents (the newest ``pool_size``)."""
         if self.cfg["pool_size"] == 0:
             return
-        snap = NetPolicy(self.env_id, self.n, self.options, copy.deepcopy(self.net),
-                         one_hot_max=self.cfg["one_hot_max"],
-                         one_hot_budget=self.cfg["one_hot_budget"])
-        snap.net.eval()
-        if len(self.snapshots) >= self.cfg["pool_size"]:
-            self.snapshots.pop(0)  # the oldest; games keep their slot number
-        self.snapshots.append(snap)
+        if self.remote is None:
+            weights: Any = copy.deepcopy(self.net)
+        else:
+            weights = state_arrays(self.net)
+        self.pool.append((self._next_snapshot, weights))
+        self._next_snapshot += 1
+        if len(self.pool) > self.cfg["pool_size"]:
+            self.pool.pop(0)  # the oldest; games keep their slot number
 
     # --- rollout --------------------------------------------------------------------------
     def rollout(self) -> int:
-        """Play ``n_steps`` batched steps; returns the number of learner samples."""
-        vec, prof, cfg = self.vec, self.prof, self.cfg
+        """Every sampler plays ``n_steps`` batched steps with the current weights; their
+        samples become the next update's batch. Returns the number of learner samples."""
         t_start = time.perf_counter()
-        ptr = 0
-        self.buf_roff[0] = 0
-        self.buf_rew[:] = 0.0
-        self.buf_done[:] = False
-        self.buf_next[:] = -1
-        self.pending[:] = -1
-        ar = np.arange(vec.num_envs)
-        threads = vec.num_threads
-        for _ in range(cfg["n_steps"]):
-            t0 = time.perf_counter()
-            cur = vec.current_player
-            who = self.owner[ar, cur]
-            mine = np.flatnonzero(who == 0)
-            m = mine.size
-            actions = self.actions
-            if m < vec.num_envs:
-                vec.sample_actions(actions)  # random moves for the random opponents
-            t1 = time.perf_counter()
-            prof["opponents"] += t1 - t0
-            if m:
-                sl = slice(ptr, ptr + m)
-                if m == vec.num_envs:
-                    obs, masks = vec.observations, vec.action_masks
-                else:
-                    obs, masks = self._obs_tmp[:m], self._mask_tmp[:m]
-                    np.take(vec.observations, mine, axis=0, out=obs)
-                    np.take(vec.action_masks, mine, axis=0, out=masks)
-                self.buf_game[sl] = mine
-                self.buf_seat[sl] = cur[mine]
-                link(ptr, self.buf_game[sl], self.buf_seat[sl], self.pending, self.buf_next)
-                t2 = time.perf_counter()
-                prof["buffer"] += t2 - t1
-                x, rows, acts, off = self.policy.pinput.compute(obs, masks, threads,
-                                                               x=self.buf_x[sl])
-                if self.critic is not None:
-                    self._other_views(mine, cur[mine], self.buf_cx[sl], threads)
-                t3 = time.perf_counter()
-                prof["features"] += t3 - t2
-                r0 = self.buf_roff[ptr]
-                K = rows.shape[0]
-                if r0 + K > self.row_cap:
-                    self.row_cap = 2 * (r0 + K)
-                    self.buf_rows = np.resize(self.buf_rows, (self.row_cap, rows.shape[1]))
-                    self.buf_racts = np.resize(self.buf_racts, self.row_cap)
-                self.buf_rows[r0:r0 + K] = rows
-                self.buf_racts[r0:r0 + K] = acts
-                self.buf_roff[ptr + 1:ptr + m + 1] = off[1:] + r0
-                t3b = time.perf_counter()
-                prof["buffer"] += t3b - t3
-                t3 = t3b
-                with torch.no_grad():
-                    logits, values = self.net(*as_tensors(x, rows, acts, off))
-                    if self.critic is not None:
-                        values = self._critic_values(x, self.buf_cx[sl])
-                t4 = time.perf_counter()
-                prof["forward"] += t4 - t3
-                lg = logits.numpy().astype(np.float64)
-                a = np.empty(m, np.int64)
-                lp = np.empty(m, np.float64)
-                sample_segments(lg, off, acts, self.rng.random(lg.shape[0]), False, a, lp)
-                actions[mine] = a
-                self.buf_act[sl] = a
-                self.buf_logp[sl] = lp
-                self.buf_val[sl] = values.numpy()
-                if self.phi_col >= 0:
-                    self.buf_phi[sl] = x[:, self.phi_col]
-                elif self.potential is not None:
-                    self.buf_phi[sl] = self.potential(obs, self.n)
-                t5 = time.perf_counter()
-                prof["sampling"] += t5 - t4
-                ptr += m
-            t5 = time.perf_counter()
-            if m < vec.num_envs:
-                for k, snap in enumerate(self.snapshots):
-                    idx = np.flatnonzero(who == _SNAP + k)
-                    if idx.size:
-                        actions[idx] = snap.act(vec.observations[idx], vec.action_masks[idx],
-                                                self.rng, threads)[0]
-                if self.heuristic is not None:
-                    for g in np.flatnonzero(who == 2):
-                        actions[g] = self.heuristic.act(vec.observations[g],
-                                                        vec.action_masks[g])
-            t6 = time.perf_counter()
-            prof["opponents"] += t6 - t5
-            _, _, _, rewards, term, trunc = vec.step(actions)
-            t7 = time.perf_counter()
-            prof["engine"] += t7 - t6
-            ended = term | trunc
-            credit(rewards, ended, self.pending, self.buf_rew, self.buf_done)
-            for g in np.flatnonzero(ended):
-                self._deal_owners(int(g))
-            prof["buffer"] += time.perf_counter() - t7
-            self.env_steps += vec.num_envs
-        self.learner_steps += ptr
-        self.n_samples = ptr
-        # bootstrap the trajectories the rollout cut: each seat's view of the position now
-        t0 = time.perf_counter()
-        gs = np.argwhere(self.pending >= 0)
-        self.boot = np.zeros(ptr, np.float32)
-        self.boot_phi = np.zeros(ptr, np.float32)
-        if gs.size:
-            games = np.ascontiguousarray(gs[:, 0])
-            seats = np.ascontiguousarray(gs[:, 1])
-            obs = np.zeros((games.size, self.game.obs_size), self.game.obs_dtype)
-            self.observe_seats(vec.states, vec.cfg, games, seats, obs)
-            masks = np.zeros((games.size, self.game.num_actions), np.int8)
-            x = self.policy.pinput.compute(obs, masks, threads)[0]
-            with torch.no_grad():
-                if self.critic is not None:
-                    cx = np.zeros((games.size, self.buf_cx.shape[1]), np.float32)
-                    self._other_views(games, seats, cx, threads)
-                    v = self._critic_values(x, cx).numpy()
-                else:
-                    v = self.net.value_of(torch.from_numpy(x)).numpy()
-            self.boot[self.pending[games, seats]] = v
-            if self.phi_col >= 0:
-                self.boot_phi[self.pending[games, seats]] = x[:, self.phi_col]
-            elif self.potential is not None:
-                self.boot_phi[self.pending[games, seats]] = self.potential(obs, self.n)
-        prof["forward"] += time.perf_counter() - t0
+        if self.remote is None:
+            parts = []
+            for s in self.samplers:
+                s.sync_pool(self.pool)
+                parts.append(s.rollout())
+        else:
+            critic = None if self.critic is None else state_arrays(self.critic)
+            parts = self.remote.rollout(state_arrays(self.net), critic, self.pool)
+        batch = merge_rollouts(parts)
+        self._take(batch)
+        for k, v in batch.prof.items():
+            self.prof[k] += v
+        self.env_steps += batch.env_steps
+        self.learner_steps += batch.n
+        self.games += int(batch.deals.size)
+        self.deals.append(batch.deals)
         self.rollout_s += time.perf_counter() - t_start
-        return ptr
+        return batch.n
 
-    def _other_views(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray,
-                     threads: int) -> None:
-        """Write the encoded views of the seats after ``seats`` (in turn order) of ``games``
-        into ``out`` ``(m, (n - 1) * D)``: with the seat's own view, the whole deal."""
-        D, m = self.policy.pinput.in_dim, games.size
-        games = np.ascontiguousarray(games, np.int64)
-        obs = self._cobs[:m] if m <= self._cobs.shape[0] else np.zeros(
-            (m, self.game.obs_size), self.game.obs_dtype)
-        for j in range(1, self.n):
-            other = (np.asarray(seats, np.int64) + j) % self.n
-            self.observe_seats(self.vec.states, self.vec.cfg, games, other, obs)
-            out[:, (j - 1) * D:j * D] = self.policy.pinput.compute(
-                obs, self._no_mask[:m] if m <= self._no_mask.shape[0] else np.zeros(
-                    (m, self.game.num_actions), np.int8), threads)[0]
+    def _take(self, b: Rollout) -> None:
+        """Make rollout ``b`` the next update's batch."""
+        self.n_samples = b.n
+        self.buf_x, self.buf_rows, self.buf_racts, self.buf_roff = b.x, b.rows, b.racts, b.roff
+        self.buf_cx, self.buf_act, self.buf_logp, self.buf_val = b.cx, b.act, b.logp, b.val
+        self.buf_rew, self.buf_phi, self.buf_done, self.buf_next = b.rew, b.phi, b.done, b.next
+        self.boot, self.boot_phi = b.boot, b.boot_phi
 
-    def _critic_values(self, x: np.ndarray, cx: np.ndarray) -> torch.Tensor:
-        assert self.critic is not None
-        return self.critic(torch.cat([torch.from_numpy(x), torch.from_numpy(cx)], 1)).squeeze(1)
+    def close(self) -> None:
+        """Stop the remote samplers (nothing to do in this process)."""
+        if self.remote is not None:
+            self.remote.close()
 
     # --- update ---------------------------------------------------------------------------
     def update(self) -> dict[str, float]:
@@ -388,12 +210,3 @@ class PPORun:
         self.prof["buffer"] += gather_s
         self.prof["update"] += dt - gather_s
         return {key: v / max(k, 1) for key, v in stats.items()}
-
-
-def _critic(in_dim: int, hidden: list[int]) -> torch.nn.Module:
-    """The full-information value network (critic="full"): an MLP over every seat's view."""
-    layers: list[torch.nn.Module] = []
-    for h in hidden:
-        layers += [torch.nn.Linear(in_dim, h), torch.nn.ReLU()]
-        in_dim = h
-    return torch.nn.Sequential(*layers, torch.nn.Linear(in_dim, 1))

@@ -26,7 +26,7 @@ from card_envs.core.errors import OptionError  # noqa: E402
 from card_envs.core.features import Features, PolicyInput  # noqa: E402
 from card_envs.core.registry import ENV_IDS, env_class  # noqa: E402
 from card_envs.core.vector import make  # noqa: E402
-from card_envs.rl.ppo import train_ppo  # noqa: E402
+from card_envs.rl.ppo import PPO_DEFAULTS, train_ppo  # noqa: E402
 from card_envs.rl.trajectories import credit as _credit  # noqa: E402
 from card_envs.rl.trajectories import gae as _gae  # noqa: E402
 from card_envs.rl.trajectories import link as _link  # noqa: E402
@@ -220,11 +220,33 @@ def test_bad_settings_are_refused_before_anything_runs(tmp_path: Path) -> None:
         with pytest.raises(OptionError, match=match):
             train_ppo("slide_v0", steps=10, out_dir=tmp_path / "r", settings=settings,
                       progress=False)
-    assert not (tmp_path / "r" / "history.json").exists()
+    for samplers in (0, True, 2.0, 10**9):
+        with pytest.raises(OptionError, match="samplers"):
+            train_ppo("slide_v0", steps=10, out_dir=tmp_path / "r", samplers=samplers,
+                      progress=False)
+    assert not (tmp_path / "r").exists()
 
 
 SMALL = {"num_envs": 128, "n_steps": 16, "minibatch": 1024, "hidden": [32], "scorer": 8,
          "eval_games": 0, "evals": 0}
+
+
+def test_games_split_between_samplers_deal_the_same_games(tmp_path: Path) -> None:
+    """Two samplers of 64 games deal games 0..63 and 64..127 of one 128-game batch: the same
+    first positions as one sampler; the run records every finished game's deal once."""
+    from card_envs.rl.ppo_run import PPORun, split_games
+
+    assert split_games(10, 3) == [4, 3, 3]
+    cfg = {**PPO_DEFAULTS, **SMALL, "hidden": [32]}
+    one = PPORun("slide_v0", 2, cfg, {}, 3, samplers=1)
+    two = PPORun("slide_v0", 2, cfg, {}, 3, samplers=2)
+    both = np.concatenate([s.vec.states for s in two.samplers])
+    assert np.array_equal(both, one.vec.states)
+    res = train_ppo("slide_v0", minutes=None, steps=20_000, out_dir=tmp_path / "two",
+                    settings=SMALL, progress=False, torch_threads=1, seed=5, samplers=2)
+    assert res.games > 0 and res.duplicate_deals == 0 and res.restarts == 0
+    summary = json.loads((tmp_path / "two" / "summary.json").read_text())
+    assert summary["games_per_sampler"] == [64, 64] and summary["ray"] is None
 
 
 def test_same_seed_same_weights(tmp_path: Path) -> None:
@@ -248,7 +270,7 @@ def test_the_full_information_critic_trains_and_stays_out_of_the_weights(tmp_pat
     # the critic's input: the learner's own view plus the other seat's
     from card_envs.rl.ppo_run import PPORun
     run = runs[0]
-    r = PPORun("op_glad_ijs_v0", 2, {**run.config}, {}, 0)
+    r = PPORun("op_glad_ijs_v0", 2, {**run.config}, {}, 0).samplers[0]
     vec = r.vec
     for _ in range(5):
         vec.step(vec.sample_actions())
