@@ -27,11 +27,16 @@ _EXTRA = "the rllib agent needs the rllib extra: pip install 'card-envs[rllib]'"
 
 def module_path(path: str | Path, module: str = "main") -> Path:
     """The RLModule folder of ``path``: an algorithm checkpoint or a module folder
-    (``FileNotFoundError`` naming what was looked for)."""
+    (``FileNotFoundError`` naming what was looked for). ``"main"`` (the multi-agent runs'
+    learner) also finds the learner of a batched run, RLlib's ``"default_policy"``."""
     p = Path(path)
-    for cand in (p / "learner_group" / "learner" / "rl_module" / module, p / module, p):
-        if (cand / "class_and_ctor_args.pkl").is_file() and (cand / "module_state.pkl").exists():
-            return cand
+    # "main" also finds a single-agent checkpoint's one module (RLlib's "default_policy")
+    names = (module, "default_policy") if module == "main" else (module,)
+    for name in names:
+        for cand in (p / "learner_group" / "learner" / "rl_module" / name, p / name, p):
+            if (cand / "class_and_ctor_args.pkl").is_file() and \
+                    (cand / "module_state.pkl").exists():
+                return cand
     raise FileNotFoundError(f"rllib agent: no RLModule {module!r} in {str(p)!r} (an "
                             "Algorithm.save() checkpoint folder, e.g. runs/slide_rllib/final, "
                             "or an RLModule checkpoint folder)")

@@ -55,8 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--num-env-runners", type=int, default=2,
                     help="RLlib env runners (Ray actors, one CPU each; 0: sample in this "
                          "process)")
-    ap.add_argument("--envs-per-runner", type=int, default=32,
-                    help="games per env runner (one forward pass for all of them)")
+    ap.add_argument("--runner", choices=("batched", "multi_agent"), default="batched",
+                    help="batched: each env runner steps its games as one batch (default); "
+                         "multi_agent: RLlib's runner over one MultiAgentEnv game at a time")
+    ap.add_argument("--envs-per-runner", type=int, default=None,
+                    help="games per env runner, one forward pass for all of them (default: "
+                         "256 batched, 32 multi_agent)")
     ap.add_argument("--address", default=None,
                     help="Ray cluster to join ('auto': `ray start --head` on this machine); "
                          "default: start a local Ray")
@@ -99,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                           address=args.address, out_dir=out, seed=args.seed,
                           players=args.players, evals=args.evals, eval_games=args.eval_games,
                           final_games=args.final_games, selfplay=args.selfplay,
-                          envs_per_runner=args.envs_per_runner, torch_threads=args.threads,
+                          envs_per_runner=args.envs_per_runner, runner=args.runner,
+                          torch_threads=args.threads,
                           overwrite=args.overwrite, progress=not args.no_progress,
                           ppo=dict(args.ppo), model=dict(args.model), **options)
     except (FileExistsError, ValueError, ImportError) as e:

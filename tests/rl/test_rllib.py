@@ -201,7 +201,7 @@ def trained(cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     """PPO on Slide with one remote env runner (no shaping, so rewards are the game's):
     two training iterations, then episodes sampled by the remote runner and a checkpoint."""
     cfg = ppo_config("slide_v0", num_env_runners=1, envs_per_runner=4, shaping=0.0, seed=7,
-                     ppo=SMALL)
+                     ppo=SMALL, runner="multi_agent")
     algo = cfg.build_algo()
     results = [algo.train() for _ in range(2)]
     episodes = algo.env_runner_group.foreach_env_runner(
@@ -277,7 +277,8 @@ def test_learner_rewards_equal_the_aec_env(trained: dict[str, Any]) -> None:
 
 def test_league_trains_main_against_random_and_snapshots(cluster: Any) -> None:
     cfg = ppo_config("slide_v0", num_env_runners=1, envs_per_runner=4, selfplay="league",
-                     snapshots=2, snapshot_every=1, random_weight=0.5, shaping=0.0, ppo=SMALL)
+                     snapshots=2, snapshot_every=1, random_weight=0.5, shaping=0.0, ppo=SMALL,
+                     runner="multi_agent")
     algo = cfg.build_algo()
     try:
         before = algo.learner_group.get_state(components="learner/rl_module")

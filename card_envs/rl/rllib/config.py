@@ -77,17 +77,30 @@ PPO_DEFAULTS: dict[str, Any] = {
 }
 
 
-def ppo_config(env_id: str, num_env_runners: int = 0, envs_per_runner: int = 32,
+def ppo_config(env_id: str, num_env_runners: int = 0, envs_per_runner: int | None = None,
                selfplay: str = "shared", snapshots: int = 2, snapshot_every: int = 5,
                random_weight: float = 0.5, shaping: float | None = None, seed: int = 0,
                model: dict[str, Any] | None = None, ppo: dict[str, Any] | None = None,
-               illegal_action: str = "raise", **options: Any) -> Any:
+               illegal_action: str = "raise", runner: str = "batched", **options: Any) -> Any:
     """An RLlib ``PPOConfig`` (new API stack) that trains ``env_id`` by self-play with the
     masking module (module docstring for ``selfplay``). ``num_env_runners=0`` samples in the
-    driver; ``envs_per_runner`` games per runner share each forward pass. ``shaping``
-    defaults to the game's manifest setting (``train.settings["shaping"]``, else 0);
-    ``model`` overrides :func:`module_config`, ``ppo`` the :data:`PPO_DEFAULTS`."""
+    driver; ``envs_per_runner`` games per runner share each forward pass (default 256 batched,
+    32 multi-agent). ``runner="batched"`` (default): each env runner steps its games as one
+    batch (:class:`~card_envs.rl.rllib.batched.BatchedEnvRunner`, one single-agent module
+    ``default_policy`` that learns; the runner plays the opponents); ``"multi_agent"``:
+    RLlib's own runner over :class:`RLlibCardEnv` games (modules ``main``, ``random`` and the
+    snapshots). ``shaping`` defaults to the game's manifest setting
+    (``train.settings["shaping"]``, else 0); ``model`` overrides :func:`module_config`,
+    ``ppo`` the :data:`PPO_DEFAULTS`."""
     require_ray()
+    if runner not in ("batched", "multi_agent"):
+        raise OptionError(f"runner must be 'batched' or 'multi_agent', got {runner!r}")
+    if runner == "batched":
+        return _batched_config(env_id, num_env_runners,
+                               256 if envs_per_runner is None else envs_per_runner, selfplay,
+                               snapshots, snapshot_every, random_weight, shaping, seed, model,
+                               ppo, **options)
+    envs_per_runner = 32 if envs_per_runner is None else envs_per_runner
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -133,6 +146,49 @@ def ppo_config(env_id: str, num_env_runners: int = 0, envs_per_runner: int = 32,
            .debugging(seed=seed, log_level="WARN")
            .reporting(metrics_num_episodes_for_smoothing=100))
     return cfg
+
+
+def _batched_config(env_id: str, num_env_runners: int, envs_per_runner: int, selfplay: str,
+                    snapshots: int, snapshot_every: int, random_weight: float,
+                    shaping: float | None, seed: int, model: dict[str, Any] | None,
+                    ppo: dict[str, Any] | None, **options: Any) -> Any:
+    """The ``runner="batched"`` configuration of :func:`ppo_config`."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from card_envs.rl.rllib.batched import BatchedEnvRunner, BatchedGames, batched_spaces
+    from card_envs.rl.rllib.module import MaskedActorCriticModule
+
+    env_id = resolve_env_id(env_id)
+    if selfplay not in ("shared", "league"):
+        raise OptionError(f"selfplay must be 'shared' or 'league', got {selfplay!r}")
+    if not isinstance(envs_per_runner, int) or not 1 <= envs_per_runner <= 1 << 16:
+        raise OptionError(f"envs_per_runner must be an integer in 1..65536, got "
+                          f"{envs_per_runner!r}")
+    if shaping is None:
+        shaping = float(manifest(env_id).train.settings.get("shaping", 0.0))
+    settings = {**PPO_DEFAULTS, **(ppo or {})}
+    env_config = {"env_id": env_id, "options": dict(options), "shaping": float(shaping),
+                  "gamma": float(settings["gamma"]), "selfplay": selfplay,
+                  "snapshots": int(snapshots), "snapshot_every": int(snapshot_every),
+                  "random_weight": float(random_weight)}
+    BatchedEnvRunner._settings(env_config)  # bad settings fail here, not in a remote runner
+    obs_space, act_space = batched_spaces(Engine(env_id, **options).game)
+    mcfg = {**module_config(env_id, **options), **(model or {})}
+    return (PPOConfig()
+            .environment(env=BatchedGames, env_config=env_config,
+                         observation_space=obs_space, action_space=act_space,
+                         disable_env_checking=True)
+            .framework("torch")
+            .env_runners(env_runner_cls=BatchedEnvRunner, num_env_runners=num_env_runners,
+                         num_envs_per_env_runner=envs_per_runner, num_cpus_per_env_runner=1,
+                         rollout_fragment_length="auto")
+            .learners(num_learners=0)
+            .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedActorCriticModule,
+                                                   model_config=mcfg))
+            .training(**settings)
+            .debugging(seed=seed, log_level="WARN")
+            .reporting(metrics_num_episodes_for_smoothing=100))
 
 
 def _shared_mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:

@@ -158,8 +158,10 @@ def _time_learner(algo: Any) -> dict[str, float]:
 
 def _iteration_row(r: dict[str, Any], seconds: float, learn: float) -> dict[str, Any]:
     er = r.get("env_runners", {})
+    # every move played: the batched runner counts the opponents' moves apart
+    moves = er.get("num_env_steps_all_seats", er.get("num_env_steps_sampled", 0))
     row = {"iteration": int(r["training_iteration"]), "seconds": round(seconds, 3),
-           "env_steps": int(er.get("num_env_steps_sampled", 0)),
+           "env_steps": int(moves), "learner_steps": int(er.get("num_env_steps_sampled", 0)),
            "sample_s": round(seconds - learn, 3),  # sampling, weight sync, bookkeeping
            "learn_s": round(learn, 3),
            "episode_return_mean": float(er.get("episode_return_mean", float("nan"))),
@@ -172,13 +174,16 @@ def _iteration_row(r: dict[str, Any], seconds: float, learn: float) -> dict[str,
 def train_rllib(env_id: str, minutes: float = 5.0, num_env_runners: int = 2,
                 address: str | None = None, out_dir: str | Path | None = None, seed: int = 0,
                 players: int = 2, evals: int = 4, eval_games: int = 200,
-                final_games: int = 400, selfplay: str = "shared", envs_per_runner: int = 32,
+                final_games: int = 400, selfplay: str = "shared",
+                envs_per_runner: int | None = None, runner: str = "batched",
                 torch_threads: int | None = 1, overwrite: bool = False, progress: bool = True,
                 ppo: dict[str, Any] | None = None, model: dict[str, Any] | None = None,
                 **options: Any) -> RLlibTrainResult:
     """Train ``env_id`` with RLlib PPO for ``minutes`` (module docstring) and return the run;
     ``options`` are game options. ``address``: a Ray cluster (``"auto"``), else a local Ray
-    is started (and stopped) for the run unless this process is already connected."""
+    is started (and stopped) for the run unless this process is already connected.
+    ``runner``: ``"batched"`` (each env runner steps its games as one batch, default) or
+    ``"multi_agent"`` (:func:`~card_envs.rl.rllib.config.ppo_config`)."""
     require_ray()
     import torch
 
@@ -201,17 +206,21 @@ def train_rllib(env_id: str, minutes: float = 5.0, num_env_runners: int = 2,
     try:
         cfg = ppo_config(env_id, num_env_runners=num_env_runners,
                          envs_per_runner=envs_per_runner, selfplay=selfplay, seed=seed,
-                         ppo=ppo, model=model, **options)
+                         ppo=ppo, model=model, runner=runner, **options)
+        spec = cfg.rl_module_spec
+        module_cfg = (spec.rl_module_specs[MAIN].model_config if runner == "multi_agent"
+                      else spec.model_config)
         config = {"env_id": env_id, "minutes": minutes, "num_env_runners": num_env_runners,
                   "address": address, "seed": seed, "selfplay": selfplay,
-                  "envs_per_runner": envs_per_runner, "eval_games": eval_games,
+                  "envs_per_runner": cfg.num_envs_per_env_runner, "runner": runner,
+                  "eval_games": eval_games,
                   "final_games": final_games, "evals": evals, "options": options,
                   "ppo": {k: v for k, v in cfg.to_dict().items() if k in
                           ("lr", "gamma", "lambda", "clip_param", "entropy_coeff", "num_epochs",
                            "minibatch_size", "train_batch_size_per_learner", "vf_loss_coeff",
                            "grad_clip")},
                   "env_config": cfg.env_config,
-                  "model": cfg.rl_module_spec.rl_module_specs[MAIN].model_config}
+                  "model": module_cfg}
         (out / "config.json").write_text(json.dumps(config, indent=1, default=str))
         algo = cfg.build_algo()
         clock = _time_learner(algo)
