@@ -9,7 +9,8 @@ Rows (all count every move played, the learner's and the opponents'; ``--selfpla
 the default, makes every move a learner move in both trainers):
 
 * ``own trainer rollout``: ``PPORun.rollout()`` (``--envs`` games, ``n_steps`` 32, its network,
-  features, sampling and buffers), in this process;
+  features, sampling and buffers), in this process; ``own trainer update``: its learner's
+  PPO update of that rollout (samples per second: what one learner process can consume);
 * ``rllib batched, in-process``: ``sample(num_timesteps=T)`` on the driver's own runner;
 * ``rllib batched, N runners``: ``sample`` on every remote runner at once, the episodes shipped
   to the driver (what a training iteration does), all runners' moves over the wall time;
@@ -18,9 +19,11 @@ the default, makes every move a learner move in both trainers):
 * ``rllib multi-agent, in-process``: RLlib's own runner over ``RLlibCardEnv`` games
   (``--multi-envs`` per runner), as before the batched runner.
 
-Ratios printed: in-process and 1 runner over the own trainer (goal >= 0.5), 2 runners over 1
-(goal >= 1.6 on 2 cores). Each row is measured ``--repeats`` times round-robin for at least
-``--seconds``; medians are reported with the load of other processes. Writes JSON (machine,
+Everything samples on one CPU (this process: torch and numba on one thread; a remote runner:
+one CPU). Ratios printed: in-process and 1 runner over the own trainer (goal >= 0.5), 2
+runners over 1 (goal >= 1.6 on 2 cores). Each row is measured ``--repeats`` times
+round-robin for at least ``--seconds``; medians are reported with the load of other
+processes. Writes JSON (machine,
 versions, rows, ratios) to ``benchmarks/results/rllib_sampling.json`` (``--json``).
 
 Usage::
@@ -95,7 +98,11 @@ def own_trainer(env_id: str, B: int, selfplay: str, options: dict[str, Any]) -> 
         before = run.env_steps
         run.rollout()
         return run.env_steps - before
-    return _timed(once)
+
+    def update() -> int:  # the learner's side: one PPO update of the last rollout
+        run.update()
+        return run.n_samples
+    return _timed(once), _timed(update)
 
 
 def batched_local(algo: Any, steps: int) -> Any:
@@ -148,13 +155,15 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.quick:
         args.seconds, args.repeats, args.envs = 1.0, 1, min(args.envs, 128)
+    import numba
     import ray
     import torch
 
     from card_envs.arena.ray_backend import keep_builtin_print
     from card_envs.rl.rllib import ppo_config
 
-    torch.set_num_threads(1)  # as in each runner (one CPU each)
+    torch.set_num_threads(1)  # one CPU for each sampler, as in each runner
+    numba.set_num_threads(1)
     keep_builtin_print()
     env_id = resolve_env_id(args.game)
     options = dict(manifest(env_id).train.options)
@@ -168,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         loops: dict[str, Any] = {}
         log(f"building: own trainer ({B} games)")
-        loops["own trainer rollout"] = own_trainer(env_id, B, args.selfplay, options)
+        loops["own trainer rollout"], learner = own_trainer(env_id, B, args.selfplay, options)
+        loops["own trainer update (samples/s)"] = learner
 
         def build(**kw: Any) -> Any:
             algo = ppo_config(env_id, ppo=SMALL, **options, **kw).build_algo()

@@ -75,6 +75,22 @@ def test_league_plays_random_then_snapshots_that_follow_the_learner() -> None:
     r.sample(num_timesteps=400)  # random_weight 0: every league game against the snapshot
 
 
+def test_episodes_travel_as_arrays_and_arrive_equal() -> None:
+    import pickle
+
+    r = _runner(envs_per_runner=8, selfplay="shared")
+    eps = r.sample(num_timesteps=100)
+    back = pickle.loads(pickle.dumps(eps))
+    assert type(back) is type(eps) and len(back) == len(eps)
+    for a, b in zip(eps, back):
+        assert a.is_terminated == b.is_terminated and len(a) == len(b)
+        for get in ("get_actions", "get_rewards"):
+            np.testing.assert_array_equal(getattr(a, get)(), getattr(b, get)())
+        oa, ob = a.get_observations(), b.get_observations()
+        for k in ("observation", "action_mask"):
+            np.testing.assert_array_equal(oa[k], ob[k])
+
+
 def test_same_seed_same_sample() -> None:
     a = [_runner(envs_per_runner=8, selfplay="league", seed=3) for _ in range(2)]
     b = _runner(envs_per_runner=8, selfplay="league", seed=4)
