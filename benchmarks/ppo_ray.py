@@ -2,7 +2,8 @@
 """card-envs' own PPO end to end, in one process and with its samplers on Ray actors: env
 steps per second over whole training runs (rollouts and updates, no evaluations) of the same
 game, settings and seed with 1 and 2 samplers, in this process and as actors of a local Ray
-(one CPU each; the learner in this process, torch on one thread).
+(one CPU each; the learner in this process, torch on one thread). A short unreported run
+comes first, so the first variant does not pay the process's one-time costs.
 
 Usage::
 
@@ -61,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
              _node_ip_address="127.0.0.1", log_to_driver=False)
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            # one short run first: this process's one-time costs (numba, torch, allocator)
+            train_ppo(env_id, minutes=None, steps=min(args.steps, 50_000),
+                      out_dir=Path(tmp) / "warm", settings={"eval_games": 0, "evals": 0},
+                      progress=False, torch_threads=1, seed=0)
             for k, (name, kw) in enumerate(VARIANTS):
                 print(f"running: {name}", file=sys.stderr, flush=True)
                 with LoadProbe() as probe:

@@ -29,6 +29,8 @@ from card_envs.core.registry import manifests
 ROOT = Path(__file__).resolve().parents[1]
 README_MARK = re.compile(r"<!-- readme: (.+?) -->")
 GAMES_MARK = "<!-- games-table -->"
+FILE_MARK = re.compile(r"<!-- file: (cluster/[\w.-]+\.yaml) -->")
+CLUSTER_DIR = ROOT / "docs" / "cluster"
 SEED = 7
 
 # --- reStructuredText habits -> Markdown -------------------------------------------------
@@ -359,6 +361,83 @@ def readme_sections(titles: list[str]) -> str:
     return doc_links(re.sub(r"\]\(docs/", "](", "\n\n".join(out)), "")
 
 
+# --- cluster recipes (docs/cluster/*.yaml): parsed and checked by every docs build ----------
+
+def _need(doc: Any, path: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """``doc[a][b]...`` for ``path`` "a.b..." of type ``kind``, else ValueError naming it."""
+    cur = doc
+    for key in path.split("."):
+        if not isinstance(cur, dict) or key not in cur:
+            raise ValueError(f"{where}: missing {path!r}")
+        cur = cur[key]
+    if not isinstance(cur, kind):
+        raise ValueError(f"{where}: {path!r} must be {kind}, got {type(cur).__name__}")
+    return cur
+
+
+def check_cluster_file(path: Path) -> list[Any]:
+    """Parse a cluster recipe (YAML, one or more documents) and check what Ray's cluster
+    launcher or the KubeRay operator needs; returns the documents (ValueError if wrong)."""
+    import yaml
+
+    where = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    try:
+        docs = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+    except yaml.YAMLError as e:
+        raise ValueError(f"{where}: not valid YAML: {e}") from None
+    if not docs:
+        raise ValueError(f"{where}: empty")
+    for doc in docs:
+        if not isinstance(doc, dict):
+            raise ValueError(f"{where}: a document must be a mapping")
+        if "apiVersion" in doc:  # a KubeRay resource
+            if doc["apiVersion"] != "ray.io/v1" or doc.get("kind") not in ("RayCluster",
+                                                                           "RayJob"):
+                raise ValueError(f"{where}: expected apiVersion ray.io/v1, kind RayCluster or "
+                                 "RayJob")
+            _need(doc, "metadata.name", str, where)
+            spec = doc["spec"].get("rayClusterSpec", doc["spec"]) if doc["kind"] == "RayJob" \
+                else _need(doc, "spec", dict, where)
+            if not re.fullmatch(r"\d+\.\d+\.\d+", str(spec.get("rayVersion", ""))):
+                raise ValueError(f"{where}: spec.rayVersion must be a version like 2.60.0")
+            groups = [_need(spec, "headGroupSpec", dict, where)] + list(
+                _need(spec, "workerGroupSpecs", list, where))
+            for g in groups:
+                cs = _need(g, "template.spec.containers", list, where)
+                if not cs or not all(isinstance(c, dict) and c.get("image") and c.get("name")
+                                     for c in cs):
+                    raise ValueError(f"{where}: every pod needs containers with a name and an "
+                                     "image")
+            for g in groups[1:]:
+                _need(g, "groupName", str, where)
+                lo, n, hi = (int(g.get(k, 0)) for k in ("minReplicas", "replicas",
+                                                         "maxReplicas"))
+                if not 0 <= lo <= n <= hi:
+                    raise ValueError(f"{where}: minReplicas <= replicas <= maxReplicas")
+        else:  # Ray's cluster launcher
+            _need(doc, "cluster_name", str, where)
+            provider = _need(doc, "provider", dict, where)
+            _need(provider, "type", str, where)
+            if provider["type"] == "local":
+                _need(provider, "head_ip", str, where)
+                _need(provider, "worker_ips", list, where)
+            for key in ("head_start_ray_commands", "worker_start_ray_commands"):
+                cmds = _need(doc, key, list, where)
+                if not any("ray start" in str(c) for c in cmds):
+                    raise ValueError(f"{where}: {key} must run `ray start`")
+            if not any("--dashboard-host=127.0.0.1" in str(c)
+                       for c in doc["head_start_ray_commands"]):
+                raise ValueError(f"{where}: keep the dashboard on loopback "
+                                 "(--dashboard-host=127.0.0.1)")
+    return docs
+
+
+def on_pre_build(config: Any) -> None:
+    """Check every cluster recipe the guides show (a broken one fails the build)."""
+    for path in sorted(CLUSTER_DIR.glob("*.yaml")):
+        check_cluster_file(path)
+
+
 # --- MkDocs events -----------------------------------------------------------------------
 
 def on_config(config: Any) -> Any:
@@ -393,7 +472,11 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """Expand the README and games-table markers."""
+    """Expand the README, games-table and file markers (a file marker shows a checked
+    cluster recipe as a YAML block)."""
+    markdown = FILE_MARK.sub(
+        lambda m: "```yaml\n" + (ROOT / "docs" / m.group(1)).read_text().rstrip() + "\n```",
+        markdown)
     markdown = README_MARK.sub(
         lambda m: readme_sections([t.strip() for t in m.group(1).split("|")]), markdown)
     if GAMES_MARK in markdown:

@@ -110,3 +110,31 @@ def test_guides_and_api(site: Path) -> None:
         html = (site / "api" / ("" if page == "index" else page) / "index.html").read_text()
         for ident in ids:
             assert f'id="{ident}"' in html, (page, ident)
+
+
+def test_cluster_recipes_are_checked_and_a_broken_one_is_refused(tmp_path: Path) -> None:
+    """The docs build parses docs/cluster/*.yaml (Ray cluster launcher, KubeRay) and fails on
+    a broken one."""
+    spec = importlib.util.spec_from_file_location("docs_site_check",
+                                                  ROOT / "scripts" / "docs_site.py")
+    assert spec is not None and spec.loader is not None
+    site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(site)
+    files = sorted((ROOT / "docs" / "cluster").glob("*.yaml"))
+    assert {p.name for p in files} >= {"ray-cluster.yaml", "kuberay.yaml"}
+    for p in files:
+        assert site.check_cluster_file(p)
+    kube = (ROOT / "docs" / "cluster" / "kuberay.yaml").read_text()
+    launcher = (ROOT / "docs" / "cluster" / "ray-cluster.yaml").read_text()
+    for text, match in ((kube + "\n  : : bad", "not valid YAML"),
+                        (kube.replace("image:", "picture:"), "image"),
+                        (kube.replace("maxReplicas: 64", "maxReplicas: 1"), "maxReplicas"),
+                        (kube.replace('"2.60.0"', "latest"), "rayVersion"),
+                        (launcher.replace("cluster_name:", "name:"), "cluster_name"),
+                        (launcher.replace("--dashboard-host=127.0.0.1 ", ""), "loopback")):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=match):
+            site.check_cluster_file(bad)
+    md = (ROOT / "docs" / "distributed.md").read_text()
+    assert "<!-- file: cluster/kuberay.yaml -->" in md  # the page shows the checked file
