@@ -129,6 +129,8 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
         ap.error("--device and --eval-every are options of --trainer sb3")
     if args.ray is not None and not args.ray.strip():
         ap.error("--ray needs an address: auto, local or HOST:PORT")
+    if args.samplers < 1:  # before the engine compiles (the rest is checked by train_ppo)
+        ap.error(f"samplers must be an integer in 1..num_envs, got {args.samplers}")
     settings = {k: list(v) if isinstance(v, tuple) else v for k, v in args.ppo}
     for key, value in (("num_envs", args.envs), ("eval_games", args.eval_games),
                        ("pool_every", args.pool_every)):
