@@ -27,20 +27,25 @@ import card_envs
 LOAD_WARN = 0.25  # CPUs used by other processes above which a measurement is flagged
 
 perf_counter = time.perf_counter
+Clock = Callable[[], float]
+Runner = Callable[[float], tuple[int, float]]  # duration -> (steps, elapsed seconds)
 
 
 # --- the timed loops ---------------------------------------------------------------------------
 # Each runner plays for at least ``duration`` seconds and returns (steps, elapsed seconds). The
-# clock is read once per game (AEC / Engine) or per call (vector), never inside the step loop.
+# clock is read once per game (AEC / Engine) or per call (vector), never inside the step loop;
+# the single-thread runners take the clock (default: wall time; ``time.thread_time``, this
+# thread's CPU time, leaves out the time other processes hold the core).
 
-def aec_runner(env: Any, seed: int) -> Callable[[float], tuple[int, float]]:
+def aec_runner(env: Any, seed: int,
+               clock: Clock = perf_counter) -> Runner:
     """The standard PettingZoo AEC loop with random masked actions, reset after each game."""
     rnd = random.Random(seed)
     env.reset(seed=seed)
 
     def run(duration: float) -> tuple[int, float]:
         steps = 0
-        t0 = perf_counter()
+        t0 = clock()
         deadline = t0 + duration
         while True:
             env.reset()
@@ -50,34 +55,93 @@ def aec_runner(env: Any, seed: int) -> Callable[[float], tuple[int, float]]:
                           else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
                 env.step(action)
                 steps += 1
-            t = perf_counter()
+            t = clock()
             if t >= deadline:
                 return steps, t - t0
 
     return run
 
 
-def engine_runner(engine: Any, seed: int) -> Callable[[float], tuple[int, float]]:
-    """Raw single-state engine from Python: new_state / legal_mask / step / is_terminal."""
+def engine_runner(engine: Any, seed: int,
+                  clock: Clock = perf_counter) -> Runner:
+    """The single-state loop a user writes with ``card_envs.Engine``: per step one
+    ``step_observe`` (apply the action, then the legal mask, legal actions and observation of
+    the seat to act, in ``engine.mask`` / ``engine.legal`` / ``engine.obs``; 0 legal actions
+    = the game is over), a random legal action from ``random.Random``."""
     rnd = random.Random(seed)
-    mask = np.zeros(engine.num_actions, np.int8)
+    legal = engine.legal
     next_seed = [seed]
 
     def run(duration: float) -> tuple[int, float]:
         steps = 0
         s = next_seed[0]
-        t0 = perf_counter()
+        t0 = clock()
+        deadline = t0 + duration
+        while True:
+            state = engine.new_state(s)
+            s += 1
+            n = engine.observe_turn(state)
+            while n:
+                n = engine.step_observe(state, legal.item(rnd.randrange(n)))
+                steps += 1
+            t = clock()
+            if t >= deadline:
+                next_seed[0] = s
+                return steps, t - t0
+
+    return run
+
+
+def engine_calls_runner(engine: Any, seed: int,
+                        clock: Clock = perf_counter) -> Runner:
+    """The same loop with the separate calls: ``legal_mask``, ``observe`` of the seat to act,
+    ``step``, ``is_terminal`` (one crossing into numba each)."""
+    rnd = random.Random(seed)
+    mask = np.zeros(engine.num_actions, np.int8)
+    obs = np.zeros(engine.game.obs_size, engine.game.obs_dtype)
+    next_seed = [seed]
+
+    def run(duration: float) -> tuple[int, float]:
+        steps = 0
+        s = next_seed[0]
+        t0 = clock()
         deadline = t0 + duration
         while True:
             state = engine.new_state(s)
             s += 1
             while not engine.is_terminal(state):
                 engine.legal_mask(state, mask)
+                engine.observe(state, engine.current_player(state), obs)
                 engine.step(state, rnd.choice(np.flatnonzero(mask).tolist()))
                 steps += 1
-            t = perf_counter()
+            t = clock()
             if t >= deadline:
                 next_seed[0] = s
+                return steps, t - t0
+
+    return run
+
+
+def openspiel_runner(game: Any, seed: int,
+                     clock: Clock = perf_counter) -> Runner:
+    """The same loop in OpenSpiel (``pyspiel``; connect four as the anchor): per step the
+    legal actions, the observation tensor of the player to move, ``rnd.choice`` and
+    ``apply_action``, until ``is_terminal()``."""
+    rnd = random.Random(seed)
+
+    def run(duration: float) -> tuple[int, float]:
+        steps = 0
+        t0 = clock()
+        deadline = t0 + duration
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                state.observation_tensor()
+                state.apply_action(rnd.choice(legal))
+                steps += 1
+            t = clock()
+            if t >= deadline:
                 return steps, t - t0
 
     return run
@@ -266,7 +330,7 @@ def machine_info() -> dict[str, Any]:
 def versions() -> dict[str, str | None]:
     """Versions of card_envs and the libraries its speed depends on."""
     out = {"card_envs": getattr(card_envs, "__version__", None) or pkg_version("card-envs")}
-    for name in ("numpy", "numba", "pettingzoo", "gymnasium"):
+    for name in ("numpy", "numba", "pettingzoo", "gymnasium", "open_spiel"):
         out[name] = pkg_version(name)
     return out
 

@@ -7,13 +7,21 @@ For each game in ``card_envs.ENV_IDS`` (filter with ``--games``), with ``--playe
                   ``env.reset()`` per game. Every ``env.step`` call counts as a step (including
                   the ``step(None)`` calls that retire finished agents).
 * ``raw_env()``   ``card_envs.make_raw(env_id)``: the same loop.
-* ``Engine``      ``card_envs.Engine(env_id)``: ``new_state / legal_mask / step / is_terminal``
-                  from Python, same random choice.
+* ``Engine``      ``card_envs.Engine(env_id)``, the single-state loop a user writes: per step one
+                  ``step_observe`` (apply the action; the legal mask, legal actions and
+                  observation of the seat to act; 0 legal actions once the game is over), a
+                  random legal action from ``random.Random``.
+* ``Engine calls`` the same loop with the separate calls ``legal_mask / observe / step /
+                  is_terminal``.
 * ``vector``      ``card_envs.vector.make(env_id, num_envs=B, seed=0)``: ``vec.step(
                   vec.sample_actions())`` in a loop, B steps per call, B in ``--batch-sizes``.
 
 The anchor is PettingZoo's ``connect_four_v3.env()`` with the identical AEC loop; every rate is
-also reported as a ratio to it, so results from different machines can be compared. The AEC loop
+also reported as a ratio to it, so results from different machines can be compared. The
+single-state loops have their own anchor, OpenSpiel's connect four (``pyspiel``, the
+``open_spiel`` wheel of the ``bench`` extra) in the same loop (``legal_actions()``,
+``observation_tensor()``, ``rnd.choice``, ``apply_action``, ``is_terminal()``); the ``Engine``
+rows are also reported as a ratio to it (a table of their own). The AEC loop
 (the random choice uses ``random.Random``, not numpy's ``Generator.choice``, which costs ~12 us
 per call and would hide the env being measured)::
 
@@ -29,7 +37,8 @@ repeat), so slow drift of the machine affects anchor and envs alike. Reported: m
 min..max over the repeats.
 
 Targets (printed per game as PASS/FAIL; ``--strict`` makes a FAIL the exit status):
-``env()`` >= 10x the anchor, and the batched engine at B=4096 >= 5,000,000 steps/s.
+``env()`` >= 10x the anchor, the batched engine at B=4096 >= the game's manifest rate, and the
+``Engine`` loop >= 2x OpenSpiel's connect four.
 
 **Contended table** (``--contended`` adds it, ``--contended-only`` runs only it): the batched
 engine at B=4096 (``--contended-batch``) for every game quiet, with one core kept busy by
@@ -44,6 +53,8 @@ Usage::
     python benchmarks/throughput.py                      # full run (~3 s x 3 per measurement)
     python benchmarks/throughput.py --quick --repeats 1  # smoke run (~0.5 s per measurement)
     python benchmarks/throughput.py --games slide_v0 --players 3 --json /tmp/out.json
+    python benchmarks/throughput.py --engine-only        # the Engine loops and OpenSpiel only
+    python benchmarks/throughput.py --engine-only --cpu-time  # the same, steadier when busy
     python benchmarks/throughput.py --contended-only     # quiet / contended / single, all games
     python benchmarks/throughput.py --contended          # everything above plus that table
 """
@@ -72,12 +83,14 @@ from common import (
     LoadProbe,
     Measurement,
     aec_runner,
+    engine_calls_runner,
     engine_runner,
     fmt_cost,
     fmt_rate,
     log,
     machine_info,
     measure,
+    openspiel_runner,
     perf_counter,
     threading_layer,
     vector_runner,
@@ -97,6 +110,9 @@ from contended import (
 
 ANCHOR_ID = "connect_four_v3"
 ANCHOR_GAME = "connect_four_v3 (anchor)"
+OPENSPIEL_ID = "connect_four"  # pyspiel.load_game name
+OPENSPIEL_GAME = "connect_four (OpenSpiel)"
+TARGET_OPENSPIEL_RATIO = 2.0
 DEFAULT_BATCH_SIZES = (1, 256, 4096, 65536)
 TARGET_AEC_RATIO = 10.0
 TARGET_BATCH = 4096
@@ -104,6 +120,7 @@ TARGET_BATCH = 4096
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 V_ENV, V_RAW, V_ENGINE, V_VECTOR = "env()", "raw_env()", "Engine", "vector"
+V_CALLS, V_PYSPIEL = "Engine calls", "pyspiel"
 
 
 def resolve_games(requested: list[str] | None) -> list[str]:
@@ -156,6 +173,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "busy by another process, and on one thread (see the docstring)")
     p.add_argument("--contended-only", action="store_true",
                    help="measure only the contended table (no anchor, AEC or other sizes)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time the single-thread loops (AEC, Engine, OpenSpiel) by this "
+                        "thread's CPU time instead of wall time: steadier on a busy machine "
+                        "(the time other processes hold the core is left out); the batched "
+                        "runs keep wall time")
+    p.add_argument("--engine-only", action="store_true",
+                   help="measure only the single-state Engine loops and OpenSpiel's connect "
+                        "four (no PettingZoo anchor, AEC or batched runs)")
     p.add_argument("--contended-batch", type=int, default=TARGET_BATCH, metavar="B",
                    help=f"batch size of the contended table (default {TARGET_BATCH})")
     args = p.parse_args(argv)
@@ -165,6 +190,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.warmup is None:
         args.warmup = min(0.25, args.seconds / 10)
     args.contended = args.contended or args.contended_only
+    if args.engine_only and args.contended:
+        p.error("--engine-only does not go with --contended / --contended-only")
     if args.seconds <= 0 or args.repeats < 1 or args.players < 1 or args.warmup < 0:
         p.error("--seconds and --warmup must be positive, --repeats and --players >= 1")
     if any(b < 1 for b in args.batch_sizes) or args.contended_batch < 1 or args.chunksize < 0:
@@ -172,15 +199,32 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def build_anchor(seed: int) -> tuple[Measurement | None, str | None]:
+def loop_clock(args: argparse.Namespace) -> Any:
+    """The clock of the single-thread loops (``--cpu-time``: this thread's CPU time)."""
+    return time.thread_time if args.cpu_time else perf_counter
+
+
+def build_anchor(seed: int, clock: Any = perf_counter) -> tuple[Measurement | None, str | None]:
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError as e:  # pettingzoo[classic] extra not installed
         return None, f"{type(e).__name__}: {e}"
     env = connect_four_v3.env()
-    run = aec_runner(env, seed)
+    run = aec_runner(env, seed, clock)
     run(0.05)  # first games: imports, lazy setup
     return Measurement(ANCHOR_GAME, V_ENV, None, run), None
+
+
+def build_openspiel(seed: int,
+                    clock: Any = perf_counter) -> tuple[Measurement | None, str | None]:
+    """OpenSpiel's connect four in the single-state loop, or why it is unavailable."""
+    try:
+        import pyspiel
+    except ImportError as e:  # the bench extra (open_spiel wheel) not installed
+        return None, f"{type(e).__name__}: {e}"
+    run = openspiel_runner(pyspiel.load_game(OPENSPIEL_ID), seed, clock)
+    run(0.05)
+    return Measurement(OPENSPIEL_GAME, V_PYSPIEL, None, run), None
 
 
 def build_game(env_id: str, args: argparse.Namespace) -> list[Measurement]:
@@ -189,13 +233,16 @@ def build_game(env_id: str, args: argparse.Namespace) -> list[Measurement]:
     opts = {"num_players": args.players}
     ms = []
     for variant, factory in ((V_ENV, card_envs.make), (V_RAW, card_envs.make_raw)):
-        run = aec_runner(factory(env_id, **opts), args.seed)
+        if args.engine_only:
+            break
+        run = aec_runner(factory(env_id, **opts), args.seed, loop_clock(args))
         run(0.0)  # compile / first game
         ms.append(Measurement(env_id, variant, None, run))
-    run = engine_runner(card_envs.Engine(env_id, **opts), args.seed)
-    run(0.0)
-    ms.append(Measurement(env_id, V_ENGINE, None, run))
-    for B in args.batch_sizes:
+    for variant, runner in ((V_ENGINE, engine_runner), (V_CALLS, engine_calls_runner)):
+        run = runner(card_envs.Engine(env_id, **opts), args.seed, loop_clock(args))
+        run(0.0)  # compiles the turn kernels on a first run
+        ms.append(Measurement(env_id, variant, None, run))
+    for B in [] if args.engine_only else args.batch_sizes:
         vec = card_envs.vector.make(env_id, num_envs=B, seed=args.seed, **opts)
         run = vector_runner(vec, args.chunksize)
         run(0.0)  # compiles _vec_step for this game on the first size
@@ -203,9 +250,10 @@ def build_game(env_id: str, args: argparse.Namespace) -> list[Measurement]:
     return ms
 
 
-def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]]) -> None:
+def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]],
+                openspiel: Measurement | None = None) -> None:
     a = anchor.median if anchor and anchor.repeats else None
-    head = (f"{'game':<26} {'variant':<10} {'B':>6} {'steps/s':>10} "
+    head = (f"{'game':<26} {'variant':<12} {'B':>6} {'steps/s':>10} "
             f"{'min..max':>19} {'spread':>7} {'per step':>10} {'vs anchor':>10} "
             f"{'load':>5}")
     print(head)
@@ -220,41 +268,103 @@ def print_table(anchor: Measurement | None, games: dict[str, list[Measurement]])
         b = "-" if m.batch_size is None else str(m.batch_size)
         load = m.max_other_load
         load_s = "?" if load is None else f"{load:.2f}"
-        print(f"{m.game:<26} {m.variant:<10} {b:>6} {fmt_rate(med):>10} {rng:>19} "
+        print(f"{m.game:<26} {m.variant:<12} {b:>6} {fmt_rate(med):>10} {rng:>19} "
               f"{spread:>6.1f}% {fmt_cost(med):>10} {ratio:>10} {load_s:>5}")
 
-    if anchor and anchor.repeats:
-        row(anchor)
+    for m in (anchor, openspiel):
+        if m and m.repeats:
+            row(m)
     for ms in games.values():
         for m in ms:
             if m.repeats:
                 row(m)
 
 
-def check_targets(anchor: Measurement | None,
-                  games: dict[str, list[Measurement]]) -> list[dict[str, Any]]:
+def find(ms: list[Measurement], variant: str) -> Measurement | None:
+    return next((m for m in ms if m.variant == variant and m.repeats), None)
+
+
+def paired_ratios(m: Measurement, anchor: Measurement) -> list[float]:
+    """``m``'s rate in each repeat over the mean of the anchor's runs of that repeat (the
+    anchor brackets the Python-level runs)."""
+    return [r["steps_per_s"] / statistics.mean(
+        x["steps_per_s"] for x in anchor.repeats if x["repeat"] == r["repeat"])
+        for r in m.repeats]
+
+
+def openspiel_ratios(openspiel: Measurement | None,
+                     games: dict[str, list[Measurement]]) -> dict[str, dict[str, Any]]:
+    """Per game: the Engine loops' rates and their ratios to OpenSpiel's connect four."""
+    if not openspiel or not openspiel.repeats:
+        return {}
+    o = openspiel.median
+    out = {}
+    for env_id, ms in games.items():
+        row: dict[str, Any] = {}
+        for key, variant in (("engine", V_ENGINE), ("engine_calls", V_CALLS)):
+            m = find(ms, variant)
+            if m:
+                row[f"{key}_steps_per_s"] = m.median
+                row[f"{key}_ratio"] = m.median / o
+                row[f"{key}_paired_ratios"] = paired_ratios(m, openspiel)
+        out[env_id] = row
+    return out
+
+
+def print_openspiel(openspiel: Measurement, ratios: dict[str, dict[str, Any]]) -> None:
+    print(f"Single-state loop vs OpenSpiel's connect four ({fmt_rate(openspiel.median)} "
+          f"steps/s): step + legal mask + observation + terminal per step, random legal "
+          f"action")
+    head = (f"{'game':<16} {'Engine':>10} {'vs OpenSpiel':>13} {'Engine calls':>13} "
+            f"{'vs OpenSpiel':>13}")
+    print(head)
+    print("-" * len(head))
+    for env_id, r in ratios.items():
+        cells = []
+        for key in ("engine", "engine_calls"):
+            rate = r.get(f"{key}_steps_per_s")
+            cells.append("-" if rate is None else fmt_rate(rate))
+            cells.append("-" if rate is None else f"{r[f'{key}_ratio']:.2f}x")
+        print(f"{env_id:<16} {cells[0]:>10} {cells[1]:>13} {cells[2]:>13} {cells[3]:>13}")
+
+
+def check_targets(anchor: Measurement | None, games: dict[str, list[Measurement]],
+                  openspiel: Measurement | None = None) -> list[dict[str, Any]]:
     a = anchor.median if anchor and anchor.repeats else None
+    o = openspiel.median if openspiel and openspiel.repeats else None
     out = []
     for env_id, ms in games.items():
-        env = next(m for m in ms if m.variant == V_ENV)
-        ratio = env.median / a if a else None
-        out.append({
-            "game": env_id, "target": f"AEC env() >= {TARGET_AEC_RATIO:g}x {ANCHOR_ID}",
-            "unit": "x anchor", "measured": ratio, "required": TARGET_AEC_RATIO,
-            "status": "SKIP" if ratio is None else
-                      ("PASS" if ratio >= TARGET_AEC_RATIO else "FAIL"),
-        })
+        env = find(ms, V_ENV)
+        if env:
+            ratio = env.median / a if a else None
+            out.append({
+                "game": env_id, "target": f"AEC env() >= {TARGET_AEC_RATIO:g}x {ANCHOR_ID}",
+                "unit": "x anchor", "measured": ratio, "required": TARGET_AEC_RATIO,
+                "status": "SKIP" if ratio is None else
+                          ("PASS" if ratio >= TARGET_AEC_RATIO else "FAIL"),
+            })
         vec = next((m for m in ms if m.variant == V_VECTOR and m.batch_size == TARGET_BATCH),
                    None)
-        rate = vec.median if vec else None
-        required = card_envs.manifest(env_id).bench.batch_rate
-        out.append({
-            "game": env_id,
-            "target": f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",
-            "unit": "steps/s", "measured": rate, "required": required,
-            "status": "SKIP" if rate is None else
-                      ("PASS" if rate >= required else "FAIL"),
-        })
+        if vec or env:  # not with --engine-only
+            rate = vec.median if vec else None
+            required = card_envs.manifest(env_id).bench.batch_rate
+            out.append({
+                "game": env_id,
+                "target": f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",
+                "unit": "steps/s", "measured": rate, "required": required,
+                "status": "SKIP" if rate is None else
+                          ("PASS" if rate >= required else "FAIL"),
+            })
+        eng = find(ms, V_ENGINE)
+        if eng:
+            ratio = eng.median / o if o else None
+            out.append({
+                "game": env_id,
+                "target": f"Engine >= {TARGET_OPENSPIEL_RATIO:g}x OpenSpiel {OPENSPIEL_ID}",
+                "unit": "x OpenSpiel", "measured": ratio, "required": TARGET_OPENSPIEL_RATIO,
+                "status": "SKIP" if ratio is None else
+                          ("PASS" if ratio >= TARGET_OPENSPIEL_RATIO else "FAIL"),
+            })
     return out
 
 
@@ -277,13 +387,23 @@ def main(argv: list[str] | None = None) -> int:
             f"{idle.other:.2f} of {os.cpu_count()} CPUs. Results will be noisy (the batched "
             f"engine most); see the load column.")
 
-    anchor, anchor_error = (None, "--contended-only") if args.contended_only else \
-        build_anchor(args.seed)
-    if anchor is None and not args.contended_only:
+    skip_anchor = "--contended-only" if args.contended_only else \
+        ("--engine-only" if args.engine_only else None)
+    anchor, anchor_error = (None, skip_anchor) if skip_anchor else \
+        build_anchor(args.seed, loop_clock(args))
+    if anchor is None and not skip_anchor:
         log(f"\n*** anchor {ANCHOR_ID} unavailable ({anchor_error}).\n"
             f"*** Install PettingZoo's classic games to get the anchor and the ratios:\n"
             f'***     pip install -e ".[bench]"      (or: make bench)\n'
             f"*** Continuing without the anchor.\n")
+    openspiel, openspiel_error = (None, "--contended-only") if args.contended_only else \
+        build_openspiel(args.seed, loop_clock(args))
+    if openspiel is None and not args.contended_only:
+        log(f"\n*** OpenSpiel (pyspiel) unavailable ({openspiel_error}).\n"
+            f"*** Install the open_spiel wheel to compare the Engine loop with OpenSpiel's "
+            f"{OPENSPIEL_ID}:\n"
+            f'***     pip install -e ".[bench]"      (or: make bench)\n'
+            f"*** Continuing without the OpenSpiel row.\n")
 
     games: dict[str, list[Measurement]] = {}
     contended: dict[str, Contended] = {}
@@ -308,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     python_level = [m for ms in games.values() for m in ms if m.variant != V_VECTOR]
     batched = [m for ms in games.values() for m in ms if m.variant == V_VECTOR]
     busy_log: list[dict[str, Any]] = []
-    per_repeat = (len(python_level) + len(batched) + (2 if anchor else 0)) * \
+    anchors = [m for m in (anchor, openspiel) if m]
+    per_repeat = (len(python_level) + len(batched) + 2 * len(anchors)) * \
         (args.seconds + args.warmup)
     if contended:
         per_repeat += len(contended) * len(CONTENDED_STATES) * \
@@ -320,23 +441,24 @@ def main(argv: list[str] | None = None) -> int:
         left = per_repeat * (args.repeats - r)
         log(f"repeat {r + 1}/{args.repeats} ({perf_counter() - t_loop:.0f} s done, about "
             f"{left:.0f} s left)")
-        order = ([anchor] if anchor else []) + python_level + ([anchor] if anchor else [])
+        order = anchors + python_level + anchors[::-1]
         for m in order + batched:
             measure(m, args, r, t_start)
         if contended:
             measure_contended(contended, args, r, t_start, busy_log)
 
     a = anchor.median if anchor else None
-    all_ms = ([anchor] if anchor else []) + [m for ms in games.values() for m in ms]
+    all_ms = anchors + [m for ms in games.values() for m in ms]
     if games:
         print()
         anchor_note = (f" (anchor: {2 * args.repeats} runs bracketing the Python-level runs)"
                        if anchor else " (no anchor)")
+        clock_note = "; single-thread loops timed by CPU time" if args.cpu_time else ""
         print(f"card_envs throughput, {args.players} players, random masked play; median of "
-              f"{args.repeats} x {args.seconds:g} s{anchor_note}; numba threads "
+              f"{args.repeats} x {args.seconds:g} s{anchor_note}{clock_note}; numba threads "
               f"{numba.get_num_threads()}, {os.cpu_count()} CPUs")
         print()
-        print_table(anchor, games)
+        print_table(anchor, games, openspiel)
         print("\nload = most CPU used by other processes during any repeat, in CPUs (from "
               "/proc/stat; 0 = quiet machine).")
         loaded = [m for m in all_ms if (m.max_other_load or 0.0) > LOAD_WARN]
@@ -344,20 +466,28 @@ def main(argv: list[str] | None = None) -> int:
             print(f"WARNING: other processes used > {LOAD_WARN} CPU during {len(loaded)} "
                   f"measurement(s) of {len(all_ms)}; those rates (the batched engine most) "
                   f"are not representative. Re-run on a quiet machine.")
-        if anchor is None:
+        if anchor is None and not args.engine_only:
             print(f"\n(no anchor: {ANCHOR_ID} not importable; "
                   f'pip install -e ".[bench]" or make bench)')
+    os_ratios = openspiel_ratios(openspiel, games)
+    if os_ratios:
+        print()
+        print_openspiel(openspiel, os_ratios)
+    elif games:
+        print(f"\n(no OpenSpiel row: pyspiel not importable ({openspiel_error}); "
+              f'pip install -e ".[bench]" or make bench)')
     if contended:
         print()
         print_contended(contended, args)
     for env_id, why in skipped.items():
         print(f"\n(skipped {env_id}: {why})")
 
-    targets = check_targets(anchor, games) + check_contended(contended)
+    targets = check_targets(anchor, games, openspiel) + check_contended(contended)
     print("\nTargets:")
     for t in targets:
         if t["measured"] is None:
-            got = "no anchor" if t["unit"] == "x anchor" else "not measured"
+            got = {"x anchor": "no anchor", "x OpenSpiel": "no OpenSpiel"}.get(
+                t["unit"], "not measured")
         elif t["unit"] == "steps/s":
             got = f"{t['measured']:,.0f} steps/s"
         else:
@@ -381,16 +511,16 @@ def main(argv: list[str] | None = None) -> int:
         "anchor": {"env_id": ANCHOR_ID, "available": anchor is not None,
                    "error": anchor_error,
                    "median_steps_per_s": a},
+        "openspiel": {"game": OPENSPIEL_ID, "available": openspiel is not None,
+                      "error": openspiel_error,
+                      "median_steps_per_s": openspiel.median if openspiel else None},
+        "engine_vs_openspiel": os_ratios,
         "skipped_games": skipped,
-        "measurements": ([anchor.to_json(a)] if anchor else [])
-        + [m.to_json(a) for ms in games.values() for m in ms],
-        "paired_aec_ratios": {  # env() rate / mean of the two anchor runs of the same repeat
-            env_id: [
-                e["steps_per_s"] / statistics.mean(
-                    x["steps_per_s"] for x in anchor.repeats if x["repeat"] == e["repeat"])
-                for e in next(m for m in ms if m.variant == V_ENV).repeats
-            ] for env_id, ms in games.items()
-        } if anchor else {},
+        "measurements": [m.to_json(a) for m in all_ms],
+        # env() rate / mean of the two anchor runs of the same repeat
+        "paired_aec_ratios": {env_id: paired_ratios(find(ms, V_ENV), anchor)
+                              for env_id, ms in games.items() if find(ms, V_ENV)}
+        if anchor else {},
         "contended": contended_json(contended, args, busy_log) if contended else None,
         "targets": targets,
     }
