@@ -7,7 +7,9 @@ Turning a card 180 degrees swaps N/S and E/W. Cells are ``r * cols + c``; the ca
 is the long side between cell ``s`` (north) and cell ``s + cols`` (south), ``s < (rows-1)*cols``.
 
 Config (int32, after the shared header): see the ``CF_*`` constants; the card table (``FIELDS``
-entries per card id: kind, open bits, ball, mouse, yarn, sprayer) starts at ``CF_TABLE``.
+entries per card id: kind, open bits, ball, mouse, yarn, sprayer) starts at ``CF_TABLE``, then
+each card's observation row (``CF_O_ROWS``: the ``CARD_REC`` entries packed 4 per int32, 3
+int32 per card id).
 Card ids: box cards ``0..NB-1``, start cards ``NB..NB+4``, special toy cards
 ``NB+5..NB+4+NT``; the Princess is id ``NC = NB+5+NT``.
 
@@ -46,6 +48,11 @@ surrounds an empty cell (``N_*``, one int32 row per cell).
 from __future__ import annotations
 
 from card_envs.core.kernels import C_HEADER, HEADER
+
+#: ``x & IDX`` is ``x`` for every index and size of the arrays (all below 2**24) and tells the
+#: compiler that it is not negative: numba then leaves out its negative-index handling, about
+#: four instructions per array access where an index or size comes from the config or state
+IDX = 0xFFFFFF
 
 MAX_PLAYERS = 5
 CATS_EACH = 5
@@ -98,6 +105,7 @@ CF_SIZE = 26
 CF_OBS = 27
 CF_O_FLIST = 28
 CF_O_FPOS = 29
+CF_O_ROWS = 30
 CF_TABLE = 32
 
 # --- state scalars ------------------------------------------------------------------------

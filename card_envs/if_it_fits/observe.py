@@ -18,22 +18,18 @@ from card_envs.if_it_fits.layout import (
     CF_NB,
     CF_NC,
     CF_NT,
-    CF_O_DISC,
     CF_O_OBSC,
+    CF_O_ROWS,
     CF_ROWS,
     CF_TABLE,
     CK_SLEEPER,
     CR_KIND,
-    CR_SIDES,
-    CR_SPRAY,
-    CR_TOYS,
     F_BALL,
-    F_OPEN,
-    F_SPRAY,
     FIELDS,
     HANDMAX,
     HK_BOX,
     HK_PRINCESS,
+    IDX,
     MAX_ICONS,
     NPLANES,
     NUM_START,
@@ -75,18 +71,24 @@ from card_envs.if_it_fits.layout import (
     Y_SELCELL,
     Y_SELSTART,
 )
+from card_envs.if_it_fits.parts.refs import noref
 
 
-@njit(cache=True)
-def _card_row(cfg: np.ndarray, cid: int, obs: np.ndarray, x: int) -> None:
-    """The sides, toys and sprayers of card ``cid`` into the card row at ``obs[x:]``."""
-    tb = CF_TABLE + cid * FIELDS
-    o = cfg[tb + F_OPEN]
-    for d in range(4):
-        obs[x + CR_SIDES + d] = (o >> d) & 1
-    for k in range(3):
-        obs[x + CR_TOYS + k] = cfg[tb + F_BALL + k]
-    obs[x + CR_SPRAY] = cfg[tb + F_SPRAY]
+@njit(cache=True, inline="always")
+def _card_row(cfg: np.ndarray, r: int, kind: int, obs: np.ndarray, x: int) -> None:
+    """The card row at ``obs[x:]``: ``kind``, then the sides, toys and sprayers of the card
+    whose precomputed row (``CF_O_ROWS``) starts at ``cfg[r]``."""
+    a = cfg[r]
+    b = cfg[r + 1]
+    obs[x] = kind
+    obs[x + 1] = (a >> 8) & 0xFF
+    obs[x + 2] = (a >> 16) & 0xFF
+    obs[x + 3] = (a >> 24) & 0xFF
+    obs[x + 4] = b & 0xFF
+    obs[x + 5] = (b >> 8) & 0xFF
+    obs[x + 6] = (b >> 16) & 0xFF
+    obs[x + 7] = (b >> 24) & 0xFF
+    obs[x + 8] = cfg[r + 2]
 
 
 @njit(cache=True)
@@ -94,15 +96,24 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     """Write ``seat``'s observation (layout in ``card_envs.if_it_fits.env``): the public
     planes (cached in the state with absolute seats, made relative here), the own hand and the
     public counters. Other hands and the pile order are not shown."""
-    n = cfg[C_PLAYERS]
-    C = cfg[CF_COLS]
-    T = cfg[CF_ROWS] * C
-    S = T - C
-    L = NPLANES * T + S + TOYREC * cfg[CF_NT]
-    ob = cfg[CF_O_OBSC]
-    src = state[ob:cfg[CF_O_DISC]].view(np.int8)
-    for k in range(L):  # an explicit loop: the slice copy of a view is ~30x slower
-        obs[k] = src[k]
+    state, cfg, obs = noref(state), noref(cfg), noref(obs)
+    n = cfg[C_PLAYERS] & IDX  # (& IDX: see layout.IDX)
+    seat &= IDX
+    C = cfg[CF_COLS] & IDX
+    T = (cfg[CF_ROWS] & IDX) * C
+    S = (T - C) & IDX
+    L = (NPLANES * T + S + TOYREC * cfg[CF_NT]) & IDX
+    ob = cfg[CF_O_OBSC] & IDX
+    rows = cfg[CF_O_ROWS] & IDX
+    full = L >> 2
+    for w in range(full):  # the packed planes, 4 entries per int32 (a vector at a time)
+        v = state[ob + w]  # (every entry is below 128)
+        obs[4 * w] = v & 0xFF
+        obs[4 * w + 1] = (v >> 8) & 0xFF
+        obs[4 * w + 2] = (v >> 16) & 0xFF
+        obs[4 * w + 3] = (v >> 24) & 0xFF
+    for k in range(4 * full, L):
+        obs[k] = (state[ob + (k >> 2)] >> (8 * (k & 3))) & 0xFF
     for q in range(n):
         rq = q - seat + 1 if q >= seat else q - seat + n + 1
         for k in range(CATS_EACH):
@@ -114,46 +125,52 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
                     obs[PK_OWNER * T + loc - S] = rq
     x = L + O_HAND
     nc = cfg[CF_NC]
+    m = state[S_HANDN + seat]
     for h in range(HANDMAX):
-        cid = state[S_HAND + seat * HANDMAX + h] if h < state[S_HANDN + seat] else -1
-        for k in range(CARD_REC):
-            obs[x + k] = 0
-        if cid == nc:
-            obs[x + CR_KIND] = HK_PRINCESS
-        elif cid >= 0:
-            obs[x + CR_KIND] = HK_BOX
-            _card_row(cfg, cid, obs, x)
-        x += CARD_REC
+        cid = state[S_HAND + seat * HANDMAX + h]
+        xh = x + h * CARD_REC
+        if h < m and cid != nc and cid >= 0:
+            _card_row(cfg, rows + 3 * cid, HK_BOX, obs, xh)
+        else:
+            for k in range(CARD_REC):
+                obs[xh + k] = 0
+            if h < m:
+                obs[xh + CR_KIND] = HK_PRINCESS
     x = L + O_STARTS
-    done_start = state[S_STARTN] >= n
+    avail = 0 if state[S_STARTN] >= n else ~state[S_STARTUSED]
+    rs = rows + 3 * (cfg[CF_NB] & IDX)
     for k in range(NUM_START):
-        obs[x + CR_KIND] = 0 if done_start or state[S_STARTUSED] & (1 << k) else 1
-        _card_row(cfg, cfg[CF_NB] + k, obs, x)
-        x += CARD_REC
+        _card_row(cfg, rs + 3 * k, (avail >> k) & 1, obs, x + k * CARD_REC)
     x = L + O_TOY
     toy = state[S_TOY]
     for k in range(3):
-        obs[x + k] = cfg[CF_TABLE + toy * FIELDS + F_BALL + k] if toy >= 0 else 0
+        obs[x + k] = 0
+    if toy >= 0:
+        for k in range(3):
+            obs[x + k] = cfg[CF_TABLE + toy * FIELDS + F_BALL + k]
     x = L + O_SEATS
     for r in range(n):
-        q = seat + r if seat + r < n else seat + r - n
+        q = (seat + r if seat + r < n else seat + r - n) & IDX
         obs[x + r] = state[S_SUPPLY + q]
         obs[x + n + r] = state[S_HANDN + q]
     y = x + 2 * n
     obs[y + Y_PILE] = state[S_PN]
-    obs[y + Y_PHASE] = state[PHASE]
+    ph = state[PHASE]
+    obs[y + Y_PHASE] = ph
     cur = state[CUR]
     obs[y + Y_CUR] = -1 if cur < 0 else (cur - seat if cur >= seat else cur - seat + n)
     obs[y + Y_ENDTRIG] = state[S_ENDTRIG]
-    ph = state[PHASE]
-    obs[y + Y_SEL] = state[S_SEL] if ph == P_CELL or ph == P_ROT or ph == P_PRINCESS else -1
+    obs[y + Y_SEL] = -1
+    if ph == P_CELL or ph == P_ROT or ph == P_PRINCESS:
+        obs[y + Y_SEL] = state[S_SEL]
     obs[y + Y_SELSTART] = state[S_SELSTART]
-    sc = state[S_SELCELL]
-    obs[y + Y_SELCELL] = sc // C if sc >= 0 else -1
-    obs[y + Y_SELCELL + 1] = sc % C if sc >= 0 else -1
-    pc = state[S_PLAYED]
-    obs[y + Y_PLAYED] = pc // C if pc >= 0 else -1
-    obs[y + Y_PLAYED + 1] = pc % C if pc >= 0 else -1
+    for fld, yf in ((S_SELCELL, Y_SELCELL), (S_PLAYED, Y_PLAYED)):
+        c = state[fld]
+        obs[y + yf] = -1
+        obs[y + yf + 1] = -1
+        if c >= 0:
+            obs[y + yf] = c // C
+            obs[y + yf + 1] = c % C
     obs[y + Y_RELAX] = state[S_RELAX]
     f = state[S_FIRST]
     obs[y + Y_FIRST] = f - seat if f >= seat else f - seat + n

@@ -49,6 +49,7 @@ from card_envs.if_it_fits.layout import (
     F_OPEN,
     F_SPRAY,
     FIELDS,
+    IDX,
     MAX_PLAYERS,
     N_CALM,
     N_DECS,
@@ -71,9 +72,9 @@ from card_envs.if_it_fits.layout import (
 
 __all__ = ["any_fit", "around", "box_allows", "box_counters", "box_points", "box_value",
            "boxes", "card_box", "card_cell_ok", "card_open", "cat_allowed", "cat_count", "find",
-           "fits", "free_cells", "neighbour", "rot_open", "score", "sleep_cell_ok",
-           "sleep_dir_ok", "slots_opened", "sprayed", "start_end_cell", "start_fit",
-           "toy_slot_ok"]
+           "fits", "free_cells", "neighbour", "neighbour_at", "rot_open", "score", "sleep_cell_ok",
+           "sleep_dir_ok", "sleep_joins", "slots_opened", "sprayed", "start_end_cell",
+           "start_fit", "toward", "toy_slot_ok"]
 
 
 # --- geometry ------------------------------------------------------------------------------
@@ -103,6 +104,31 @@ def neighbour(cfg: np.ndarray, i: int, d: int) -> int:
     if d == 1:
         return i + 1 if c + 1 < C else -1
     return i - 1 if c > 0 else -1
+
+
+@njit(cache=True, inline="always")
+def neighbour_at(i: int, c: int, C: int, T: int, d: int) -> int:
+    """:func:`neighbour` of cell ``i`` in column ``c`` (``i % C``, computed once by a caller
+    that asks for several directions) of a table of ``C`` columns and ``T`` cells."""
+    if d == 0:
+        return i - C if i >= C else -1
+    if d == 2:
+        return i + C if i + C < T else -1
+    if d == 1:
+        return i + 1 if c + 1 < C else -1
+    return i - 1 if c > 0 else -1
+
+
+@njit(cache=True, inline="always")
+def toward(cfg: np.ndarray, i: int, d: int) -> int:
+    """The cell next to ``i`` in direction ``d``, known to be on the table (e.g. a direction in
+    which a card shows ``i`` a side): no edge test, no division."""
+    C = cfg[CF_COLS]
+    if d == 0:
+        return i - C
+    if d == 2:
+        return i + C
+    return i + 1 if d == 1 else i - 1
 
 
 @njit(cache=True)
@@ -197,18 +223,29 @@ def sleep_dir_ok(state: np.ndarray, cfg: np.ndarray, p: int, i: int, d: int) -> 
     it merely faces do not matter)."""
     if not state[cfg[CF_O_OPENNB] + i] & (1 << d):
         return False
-    return cat_allowed(state, cfg, p, find(state, cfg, neighbour(cfg, i, d)))
+    return cat_allowed(state, cfg, p, find(state, cfg, toward(cfg, i, d)))
+
+
+@njit(cache=True)
+def sleep_joins(state: np.ndarray, cfg: np.ndarray, p: int, i: int, on: int) -> bool:
+    """A sleeping cat of ``p`` in the empty cell ``i`` has a box to join among the cards that
+    show ``i`` an open side in the directions ``on`` (bits; ``OPENNB`` of ``i``)."""
+    for d in range(4):
+        if on >> d & 1:
+            if cat_allowed(state, cfg, p, find(state, cfg, toward(cfg, i, d))):
+                return True
+    return False
 
 
 @njit(cache=True)
 def sleep_cell_ok(state: np.ndarray, cfg: np.ndarray, p: int, i: int) -> bool:
     """``p`` may lay a sleeping cat in cell ``i`` (empty, with a box it may join)."""
-    if state[cfg[CF_O_CELL] + i] != 0 or state[cfg[CF_O_OPENNB] + i] == 0:
+    if state[cfg[CF_O_CELL] + i] != 0:
         return False
-    for d in range(4):
-        if sleep_dir_ok(state, cfg, p, i, d):
-            return True
-    return False
+    on = state[cfg[CF_O_OPENNB] + i]
+    if on == 0:
+        return False
+    return sleep_joins(state, cfg, p, i, on)
 
 
 @njit(cache=True)
@@ -297,8 +334,9 @@ def box_counters(state: np.ndarray, cfg: np.ndarray, W: np.ndarray) -> None:
     """The box record of every box on the table, in the row of its root (``W``: int32, at
     least ``T`` rows of ``BOX_ROW``, zeros; rows of non-roots stay zero, a root has
     ``W[r, B_CARDS] > 0``)."""
-    T = cfg[CF_ROWS] * cfg[CF_COLS]
-    cell, slot = cfg[CF_O_CELL], cfg[CF_O_SLOT]
+    T = (cfg[CF_ROWS] * cfg[CF_COLS]) & IDX  # (& IDX: see layout.IDX)
+    S = (T - cfg[CF_COLS]) & IDX
+    cell, slot, front = cfg[CF_O_CELL] & IDX, cfg[CF_O_SLOT] & IDX, cfg[CF_O_FRONT] & IDX
     for i in range(T):
         v = state[cell + i]
         if v == 0:
@@ -312,7 +350,7 @@ def box_counters(state: np.ndarray, cfg: np.ndarray, W: np.ndarray) -> None:
             W[r, B_SPRAY] += cfg[tb + F_SPRAY]
         else:
             W[r, B_PRIN if -v - 1 == PRINCESS_OWNER else B_SLEEP - v - 1] += 1
-    for s in range(T - cfg[CF_COLS]):
+    for s in range(S):
         v = state[slot + s]
         if v == 0:
             continue
@@ -327,7 +365,7 @@ def box_counters(state: np.ndarray, cfg: np.ndarray, W: np.ndarray) -> None:
                 W[r, B_TOYS + k] += cfg[tb + F_BALL + k]
     for i in range(T):
         if W[i, B_CARDS] > 0:
-            W[i, B_FRONT] = state[cfg[CF_O_FRONT] + i]
+            W[i, B_FRONT] = state[front + i]
 
 
 @njit(cache=True)

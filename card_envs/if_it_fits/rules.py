@@ -40,6 +40,7 @@ from card_envs.if_it_fits.layout import (
     CF_NC,
     CF_O_CATS,
     CF_O_FLIST,
+    CF_O_OPENNB,
     CF_O_PILE,
     CF_ROWS,
     CF_TABLE,
@@ -98,6 +99,7 @@ from card_envs.if_it_fits.parts.moves import (
     playable,
     strict,
 )
+from card_envs.if_it_fits.parts.refs import noref
 from card_envs.if_it_fits.parts.turns import (
     begin_turn,
     discard,
@@ -111,8 +113,8 @@ from card_envs.if_it_fits.queries import (
     card_open,
     find,
     fits,
-    sleep_cell_ok,
     sleep_dir_ok,
+    sleep_joins,
     start_end_cell,
     start_fit,
     toy_slot_ok,
@@ -131,6 +133,7 @@ def _specials(cfg: np.ndarray) -> int:
 @njit(cache=True)
 def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
     """Write the int8 legal-action mask of the seat to act (all 0 once the game is over)."""
+    state, cfg, mask = noref(state), noref(cfg), noref(mask)
     mask[:] = 0
     if state[DONE]:
         return
@@ -191,10 +194,11 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
                 if loc >= 0:
                     mask[T + loc if loc < S else loc - S] = 1
     elif ph == P_SLEEP_CELL:
-        fl = cfg[CF_O_FLIST]
-        for k in range(state[S_FRONTN]):
+        fl, onb = cfg[CF_O_FLIST], cfg[CF_O_OPENNB]
+        for k in range(state[S_FRONTN]):  # sleep_cell_ok on the frontier (empty cells)
             i = state[fl + k]
-            if sleep_cell_ok(state, cfg, p, i):
+            on = state[onb + i]
+            if on != 0 and sleep_joins(state, cfg, p, i, on):
                 mask[i] = 1
     elif ph == P_SLEEP_DIR:
         for d in range(4):
@@ -416,6 +420,7 @@ def _step_start_rot(state: np.ndarray, cfg: np.ndarray, action: int,
 def step(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarray) -> int:
     """Apply a legal action of the seat to act; returns ST_* bits (rewards only at the end).
     Dispatches on the phase to ``_step_<phase>``."""
+    state, cfg, rewards = noref(state), noref(cfg), noref(rewards)
     state[STEPS] += 1
     ph = state[PHASE]
     if ph == P_TURN:

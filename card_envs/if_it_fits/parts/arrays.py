@@ -35,7 +35,8 @@ def config(header: np.ndarray, rows: int, cols: int, advanced: bool,
     nb, nt = len(deck["box_cards"]), len(deck["special_toy_cards"])
     n = int(header[C_PLAYERS])
     lay = L.offsets(rows, cols, nb, nt)
-    ext = np.zeros(L.CF_TABLE + table.size, np.int32)
+    nc = table.size // L.FIELDS
+    ext = np.zeros(L.CF_TABLE + table.size + 3 * nc, np.int32)
     ext[:header.size] = header
     ext[L.CF_ROWS], ext[L.CF_COLS] = rows, cols
     ext[L.CF_ADV] = int(advanced)
@@ -44,9 +45,24 @@ def config(header: np.ndarray, rows: int, cols: int, advanced: bool,
     ext[L.CF_NC], ext[L.CF_PILEMAX] = lay["nc"], lay["pilemax"]
     for k, name in _OFFSETS:
         ext[k] = lay[name]
-    ext[L.CF_TABLE:] = table
+    ext[L.CF_TABLE:L.CF_TABLE + table.size] = table
+    ext[L.CF_O_ROWS] = L.CF_TABLE + table.size
+    ext[L.CF_TABLE + table.size:] = card_rows(table)
     ext[L.CF_OBS] = L.obs_size(rows, cols, n, nt)
     return ext, lay
+
+
+def card_rows(table: np.ndarray) -> np.ndarray:
+    """The observation's card row of every card id of the card ``table`` (``CARD_REC``
+    entries: 0 for the kind, filled in by ``observe``, then the open sides N, E, S, W, the toys
+    and the sprayers), packed 4 entries per int32 (little-endian), 3 int32 per card."""
+    t = table.reshape(-1, L.FIELDS)
+    rows = np.zeros((len(t), 12), np.uint8)
+    for d in range(4):
+        rows[:, L.CR_SIDES + d] = (t[:, L.F_OPEN] >> d) & 1
+    rows[:, L.CR_TOYS:L.CR_TOYS + 3] = t[:, L.F_BALL:L.F_BALL + 3]
+    rows[:, L.CR_SPRAY] = t[:, L.F_SPRAY]
+    return rows.view("<u4").astype(np.int64).astype(np.int32).ravel()
 
 
 def _is(x: Any, name: str) -> bool:

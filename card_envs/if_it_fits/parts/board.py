@@ -37,6 +37,7 @@ from card_envs.if_it_fits.layout import (
     F_KIND,
     F_SPRAY,
     FIELDS,
+    IDX,
     MAX_PLAYERS,
     NCOUNT,
     NPLANES,
@@ -59,13 +60,19 @@ from card_envs.if_it_fits.layout import (
     TR_ROW,
     TR_TOYS,
 )
-from card_envs.if_it_fits.queries import card_open, find, neighbour
+from card_envs.if_it_fits.queries import card_open, find, neighbour, neighbour_at, toward
 
 
 @njit(cache=True, inline="always")
-def obsc(state: np.ndarray, cfg: np.ndarray) -> np.ndarray:
-    """The packed int8 observation planes (a view into the state)."""
-    return state[cfg[CF_O_OBSC]:cfg[CF_O_DISC]].view(np.int8)
+def obs_put(state: np.ndarray, cfg: np.ndarray, k: int, v: int) -> None:
+    """Entry ``k`` of the packed int8 observation planes (byte ``k & 3`` of the int32 at
+    ``OBSC + k // 4``, as a little-endian int8 view of the state would see it) becomes ``v``.
+    Written through the int32 word: a view would add two atomic reference count updates per
+    call where the state is not a :func:`~card_envs.if_it_fits.parts.refs.noref` alias
+    (the features' scratch states)."""
+    w = cfg[CF_O_OBSC] + (k >> 2)
+    sh = 8 * (k & 3)  # (every entry is below 128: the word stays an int32)
+    state[w] = (int(state[w]) & ~(0xFF << sh)) | ((v & 0xFF) << sh)
 
 
 @njit(cache=True)
@@ -113,7 +120,9 @@ def union(state: np.ndarray, cfg: np.ndarray, a: int, b: int) -> None:
 def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -> None:
     """Lay card ``cid`` turned ``rot`` in the empty cell ``i``: joins boxes through open-open
     sides, updates the box counters, slot flags, neighbour masks and observation planes."""
-    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    C = cfg[CF_COLS]
+    T = cfg[CF_ROWS] * C
+    c = i % C
     o = card_open(cfg, cid, rot)
     cell, fr, par = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_PARENT]
     nbc = cfg[CF_O_NBC]
@@ -129,7 +138,7 @@ def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -
     for d in range(4):
         bit = 1 << d
         opp = (d + 2) & 3
-        j = neighbour(cfg, i, d)
+        j = neighbour_at(i, c, C, T, d)
         if j < 0:
             if o & bit:
                 f += 1  # an open side on the edge: this box can never close
@@ -149,7 +158,7 @@ def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -
             state[fr + find(state, cfg, j)] -= 1  # j's open side is now covered
     state[fr + i] = f
     for d in range(4):
-        j = neighbour(cfg, i, d)
+        j = neighbour_at(i, c, C, T, d)
         if j < 0 or state[cell + j] <= 0:
             continue
         if o & (1 << d) and state[cfg[CF_O_COPEN] + j] & (1 << ((d + 2) & 3)):
@@ -159,23 +168,24 @@ def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -
             elif d == 2:
                 state[cfg[CF_O_SLOTOK] + i] = 1
     # observation planes (absolute seats)
-    ob = obsc(state, cfg)
     tb = CF_TABLE + cid * FIELDS
-    ob[PK_KIND * T + i] = cfg[tb + F_KIND] + 1
-    ob[PK_SIDES * T + i] = o
+    obs_put(state, cfg, PK_KIND * T + i, cfg[tb + F_KIND] + 1)
+    obs_put(state, cfg, PK_SIDES * T + i, o)
     for k in range(3):
-        ob[(PK_TOYS + k) * T + i] = cfg[tb + F_BALL + k]
-    ob[PK_SPRAY * T + i] = cfg[tb + F_SPRAY]
+        obs_put(state, cfg, (PK_TOYS + k) * T + i, cfg[tb + F_BALL + k])
+    obs_put(state, cfg, PK_SPRAY * T + i, cfg[tb + F_SPRAY])
 
 
 @njit(cache=True)
 def place_sleeper(state: np.ndarray, cfg: np.ndarray, i: int, owner: int, jd: int) -> None:
     """Lay a sleeping cat of seat ``owner`` in the empty cell ``i``, joining the box of the card
     in direction ``jd``; it shuts every open side facing it."""
-    T = cfg[CF_ROWS] * cfg[CF_COLS]
+    C = cfg[CF_COLS]
+    T = cfg[CF_ROWS] * C
+    c = i % C
     cell, fr, nbc = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_NBC]
     frontier_remove(state, cfg, i)
-    j0 = neighbour(cfg, i, jd)
+    j0 = toward(cfg, i, jd)
     root = find(state, cfg, j0)
     state[cell + i] = -(owner + 1)
     state[cfg[CF_O_COPEN] + i] = 0
@@ -184,7 +194,7 @@ def place_sleeper(state: np.ndarray, cfg: np.ndarray, i: int, owner: int, jd: in
     state[fr + i] = 0
     state[cfg[CF_O_CATS] + root * NCOUNT + owner] += 1
     for d in range(4):
-        j = neighbour(cfg, i, d)
+        j = neighbour_at(i, c, C, T, d)
         if j < 0:
             continue
         v = state[cell + j]
@@ -193,10 +203,9 @@ def place_sleeper(state: np.ndarray, cfg: np.ndarray, i: int, owner: int, jd: in
         state[nbc + j] += 1
         if v > 0 and state[cfg[CF_O_COPEN] + j] & (1 << ((d + 2) & 3)):
             state[fr + find(state, cfg, j)] -= 1
-    ob = obsc(state, cfg)
-    ob[PK_KIND * T + i] = CK_SLEEPER
-    ob[PK_OWNER * T + i] = owner + 1
-    ob[PK_JOIN * T + i] = jd + 1
+    obs_put(state, cfg, PK_KIND * T + i, CK_SLEEPER)
+    obs_put(state, cfg, PK_OWNER * T + i, owner + 1)
+    obs_put(state, cfg, PK_JOIN * T + i, jd + 1)
 
 
 @njit(cache=True)
@@ -205,19 +214,18 @@ def set_slot(state: np.ndarray, cfg: np.ndarray, s: int, code: int) -> None:
     T = cfg[CF_ROWS] * cfg[CF_COLS]
     S = T - cfg[CF_COLS]
     state[cfg[CF_O_SLOT] + s] = code
-    ob = obsc(state, cfg)
     x = NPLANES * T
     if code >= SLOT_TOY:
-        ob[x + s] = SLOT_TOY
+        obs_put(state, cfg, x + s, SLOT_TOY)
         tb = CF_TABLE + (cfg[CF_NB] + NUM_START + code - SLOT_TOY) * FIELDS
         y = x + S + TOYREC * (code - SLOT_TOY)
-        ob[y + TR_ON] = 1
-        ob[y + TR_ROW] = s // cfg[CF_COLS]
-        ob[y + TR_COL] = s % cfg[CF_COLS]
+        obs_put(state, cfg, y + TR_ON, 1)
+        obs_put(state, cfg, y + TR_ROW, s // cfg[CF_COLS])
+        obs_put(state, cfg, y + TR_COL, s % cfg[CF_COLS])
         for k in range(3):
-            ob[y + TR_TOYS + k] = cfg[tb + F_BALL + k]
+            obs_put(state, cfg, y + TR_TOYS + k, cfg[tb + F_BALL + k])
     else:
-        ob[x + s] = code
+        obs_put(state, cfg, x + s, code)
 
 
 @njit(cache=True)
@@ -246,7 +254,7 @@ def princess_replace(state: np.ndarray, cfg: np.ndarray, target: int) -> None:
         owner = -state[cfg[CF_O_CELL] + i] - 1
         root = find(state, cfg, i)
         state[cfg[CF_O_CELL] + i] = CELL_PRINCESS
-        obsc(state, cfg)[PK_OWNER * T + i] = SLOT_PRINCESS
+        obs_put(state, cfg, PK_OWNER * T + i, SLOT_PRINCESS)
     state[ct + root * NCOUNT + owner] -= 1
     state[ct + root * NCOUNT + PRINCESS_OWNER] += 1
     state[S_SUPPLY + owner] += 1
@@ -256,13 +264,14 @@ def princess_replace(state: np.ndarray, cfg: np.ndarray, target: int) -> None:
 @njit(cache=True)
 def clear_table(state: np.ndarray, cfg: np.ndarray) -> None:
     """Empty table, slots, derived arrays and observation planes."""
-    T = cfg[CF_ROWS] * cfg[CF_COLS]
-    for k in range(cfg[CF_O_CELL], cfg[CF_O_DISC]):
+    T = (cfg[CF_ROWS] * cfg[CF_COLS]) & IDX  # (& IDX: see layout.IDX)
+    for k in range(cfg[CF_O_CELL] & IDX, cfg[CF_O_DISC] & IDX):
         state[k] = 0
+    par, sj, fp = cfg[CF_O_PARENT] & IDX, cfg[CF_O_SJOIN] & IDX, cfg[CF_O_FPOS] & IDX
     for i in range(T):
-        state[cfg[CF_O_PARENT] + i] = i
-        state[cfg[CF_O_SJOIN] + i] = -1
-        state[cfg[CF_O_FPOS] + i] = -1
+        state[par + i] = i
+        state[sj + i] = -1
+        state[fp + i] = -1
 
 
 @njit(cache=True)
@@ -297,7 +306,7 @@ def rebuild(state: np.ndarray, cfg: np.ndarray) -> None:
                     jd = d
             place_sleeper(state, cfg, i, owner, jd)
             if owner == PRINCESS_OWNER:
-                obsc(state, cfg)[PK_OWNER * T + i] = SLOT_PRINCESS
+                obs_put(state, cfg, PK_OWNER * T + i, SLOT_PRINCESS)
             else:
                 set_catloc(state, owner, -1, S + i)
     for s in range(S):

@@ -25,7 +25,7 @@ from card_envs.if_it_fits.layout import (
     S_RELAX,
     S_SUPPLY,
 )
-from card_envs.if_it_fits.queries import sleep_dir_ok, toy_slot_ok
+from card_envs.if_it_fits.queries import sleep_joins, toy_slot_ok
 
 
 @njit(cache=True, inline="always")
@@ -38,13 +38,12 @@ def strict(state: np.ndarray, cfg: np.ndarray) -> bool:
 def any_sleep(state: np.ndarray, cfg: np.ndarray, p: int) -> bool:
     """``p`` has a cell for a sleeping cat."""
     fl = cfg[CF_O_FLIST]
-    on = cfg[CF_O_OPENNB]
-    for k in range(state[S_FRONTN]):  # sleep_cell_ok on the frontier (empty cells), unrolled
+    onb = cfg[CF_O_OPENNB]
+    for k in range(state[S_FRONTN]):  # sleep_cell_ok on the frontier (empty cells)
         i = state[fl + k]
-        if state[on + i] != 0:
-            for d in range(4):
-                if sleep_dir_ok(state, cfg, p, i, d):
-                    return True
+        on = state[onb + i]
+        if on != 0 and sleep_joins(state, cfg, p, i, on):
+            return True
     return False
 
 

@@ -36,6 +36,7 @@ from card_envs.if_it_fits.layout import (
     CF_O_PILE,
     DEAL,
     HANDMAX,
+    IDX,
     MAX_PLAYERS,
     NUM_START,
     P_DISCARD,
@@ -66,6 +67,7 @@ from card_envs.if_it_fits.layout import (
 )
 from card_envs.if_it_fits.parts.board import clear_table
 from card_envs.if_it_fits.parts.moves import hand_playable
+from card_envs.if_it_fits.parts.refs import noref
 from card_envs.if_it_fits.queries import score
 
 
@@ -154,14 +156,15 @@ def discard(state: np.ndarray, cfg: np.ndarray, cid: int) -> None:
 @njit(cache=True)
 def init(state: np.ndarray, cfg: np.ndarray) -> None:
     """Deal a new game using the RNG already stored in the state header."""
+    state, cfg = noref(state), noref(cfg)
     n = cfg[C_PLAYERS]
     nb, nt = cfg[CF_NB], cfg[CF_NT]
     for k in range(S_FIRST, S_DYN):
         state[k] = 0
-    for k in range(cfg[CF_O_PILE], cfg[CF_O_CELL]):
+    for k in range(cfg[CF_O_PILE] & IDX, cfg[CF_O_CELL] & IDX):  # (& IDX: see layout.IDX)
         state[k] = 0
     clear_table(state, cfg)
-    for k in range(cfg[CF_O_DISC], state.shape[0]):
+    for k in range(cfg[CF_O_DISC] & IDX, state.shape[0]):
         state[k] = 0
     first = cfg[C_START]
     if first < 0:
