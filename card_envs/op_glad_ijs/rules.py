@@ -2,10 +2,11 @@
 
 The kernels of the engine protocol (``card_envs.core.game``): ``init``, ``legal_mask``,
 ``step``, ``outcome`` (``observe`` is in ``observe``). ``step`` dispatches on the phase to one
-helper per phase (only ``react`` takes actions). The state, config, observation and action
-layouts are in ``card_envs.op_glad_ijs.layout``; the pile kernels are in ``parts.piles``,
-judging and the other rule queries in ``queries``, the resolution of a window in
-``parts.resolve``. Rules: ``docs/rules/op_glad_ijs.md``.
+helper per phase (only ``react`` takes actions); the helpers are compiled into ``step``
+(``inline="always"``): separate compiled calls, made every window, slow the batched engine.
+The state, config, observation and action layouts are in ``card_envs.op_glad_ijs.layout``;
+the pile kernels are in ``parts.piles``, judging and the other rule queries in ``queries``,
+the resolution of a window in ``parts.resolve``. Rules: ``docs/rules/op_glad_ijs.md``.
 """
 
 from __future__ import annotations
@@ -190,7 +191,7 @@ def _end_window(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray) -> int:
     return _end_reaction(state, cfg, rewards, status)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_reaction(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray,
                   status: int) -> int:
     """The reaction phase of this card is over: the next seat with draw cards turns, unless
@@ -208,7 +209,7 @@ def _end_reaction(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray,
     return _end_game(state, cfg, rewards, left > 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_game(state: np.ndarray, cfg: np.ndarray, rewards: np.ndarray, trunc: bool) -> int:
     """The end (``trunc``: cut off): the middle goes out of the game, the seats are scored."""
     n = cfg[C_PLAYERS]

@@ -162,7 +162,7 @@ def take_all(state: np.ndarray, cfg: np.ndarray, seat: int) -> None:
     state[MLEN] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def slide_under(state: np.ndarray, q: int) -> None:
     """A fault: the top card of ``q``'s won pile (if any) slides, public, under its draw
     pile."""

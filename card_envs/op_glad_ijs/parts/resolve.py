@@ -4,6 +4,10 @@ cards by priority, split equal pair slaps, find who turns next and punish the fa
 
 The seeded random draws (which correct slap of a class came first, the pair order, splits)
 are taken from the state's RNG in a fixed order, so a state replays bit for bit.
+
+The helpers of :func:`resolve` (and ``piles.slide_under``) are compiled into it
+(``inline="always"``): as separate compiled calls, made every window, they cost ~3% of a
+batched step.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def nth_bit(x: int, j: int) -> int:
         i += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _classes(state: np.ndarray, cfg: np.ndarray) -> tuple[int, int, int, int, int]:
     """Seat bitmasks of the window's correct right-habitat, 2-animals, 2-habitats and pair
     slaps, and of its faults."""
@@ -80,7 +84,7 @@ def _classes(state: np.ndarray, cfg: np.ndarray) -> tuple[int, int, int, int, in
     return m1, m2, m3, m4, faults
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_pair(state: np.ndarray, cfg: np.ndarray, s: int, partner: int, t: int,
                u: int) -> None:
     """Seat ``s`` takes the earliest-turned cards of types ``t`` and ``u`` (won in turned
@@ -105,7 +109,7 @@ def _take_pair(state: np.ndarray, cfg: np.ndarray, s: int, partner: int, t: int,
         state[TURNER] = partner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_slaps(state: np.ndarray, cfg: np.ndarray, pairs: int) -> bool:
     """Handle the correct pair slaps (seat bitmask ``pairs``) in a seeded random order; each
     takes its two cards while they are there. Returns whether any took cards."""
@@ -135,7 +139,7 @@ def _pair_slaps(state: np.ndarray, cfg: np.ndarray, pairs: int) -> bool:
     return took
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _right_pair_fault(state: np.ndarray, cfg: np.ndarray, faults: int) -> None:
     """Nobody took cards in the card's first window: the first faulting two-hand slap with a
     right-habitat card, clockwise from the card's turner, makes its left neighbour turn
