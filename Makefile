@@ -44,8 +44,13 @@ stress: $(VENV)/.dev
 playthroughs: $(VENV)/.dev
 	$(BIN)/python tests/support/playthrough.py --write
 
+# The throughput table, then each game's batched rate / anchor against the recorded baseline
+# (benchmarks/results/baseline_ratios.json; SLOWER = more than 20% below it). After a deliberate
+# change, on a quiet machine: $(BIN)/python benchmarks/baseline_ratios.py record $(BENCH_JSON)
+BENCH_JSON ?= benchmarks/results/throughput-latest.json
 bench: $(VENV)/.bench
-	$(BIN)/python benchmarks/throughput.py
+	$(BIN)/python benchmarks/throughput.py --json $(BENCH_JSON)
+	$(BIN)/python benchmarks/baseline_ratios.py check $(BENCH_JSON)
 
 ladder: $(VENV)/.bench
 	$(BIN)/python benchmarks/ladder.py --plots benchmarks/results/ladder_plots

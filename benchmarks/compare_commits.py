@@ -9,10 +9,17 @@ Reported per game, variant and batch size: the mean ratio to the anchor of each 
 rounds and new/old (1.00 = unchanged; runs vary by a few percent). Writes JSON (machine,
 versions, every round's rows).
 
+The batched engine runs on all numba threads and is the most sensitive to other processes:
+the ``load`` column is the most CPU other processes used during any of a row's measurements
+(0 = quiet); rows above 0.3 are flagged ``busy``, their ratio says little. ``--threads 1``
+compares the single-thread rates, which a busy machine disturbs much less (run it as well to
+tell a change in the kernels from one in the threading).
+
 Usage::
 
     python benchmarks/compare_commits.py 19d70de                  # that commit vs this tree
     python benchmarks/compare_commits.py v0.1.0 HEAD --rounds 3 --games slide_v0
+    python benchmarks/compare_commits.py 3fc96f8 --threads 1 --batch-sizes 4096
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any
 from common import log, machine_info, versions
 
 ROOT = Path(__file__).resolve().parent.parent
+BUSY = 0.3  # other processes' CPUs during a measurement above which a row is flagged
 
 
 def _tree(rev: str | None, tmp: Path, name: str) -> Path:
@@ -42,18 +50,25 @@ def _tree(rev: str | None, tmp: Path, name: str) -> Path:
     return path
 
 
-def _run(tree: Path, out: Path, args: argparse.Namespace) -> dict[tuple, float]:
+def _run(tree: Path, out: Path, args: argparse.Namespace
+         ) -> tuple[dict[tuple, float], dict[tuple, float]]:
+    """One run of ``tree``'s ``throughput.py``: ratio to the anchor and other processes' load
+    per (game, variant, batch size)."""
     cmd = [sys.executable, str(tree / "benchmarks" / "throughput.py"), "--seconds",
            str(args.seconds), "--repeats", str(args.repeats), "--json", str(out),
            "--batch-sizes", *map(str, args.batch_sizes)]
     if args.games:
         cmd += ["--games", *args.games]
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get(
         "PYTHONPATH", "")])}
     subprocess.run(cmd, check=True, env=env, cwd=tree, stdout=subprocess.DEVNULL)
-    rows = json.loads(out.read_text())["measurements"]
-    return {(m["game"], m["variant"], m["batch_size"]): m["ratio_to_anchor"] for m in rows
-            if not m["game"].startswith("connect_four")}
+    rows = [m for m in json.loads(out.read_text())["measurements"]
+            if not m["game"].startswith("connect_four")]
+    key = [(m["game"], m["variant"], m["batch_size"]) for m in rows]
+    return ({k: m["ratio_to_anchor"] for k, m in zip(key, rows)},
+            {k: m.get("max_other_cpu_load") or 0.0 for k, m in zip(key, rows)})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,6 +81,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=3, help="per round (default 3)")
     ap.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 4096])
     ap.add_argument("--games", nargs="+", default=None)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="numba threads of both trees (default: numba's default)")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" /
                                           "compare_commits.json"))
     args = ap.parse_args(argv)
@@ -73,11 +90,14 @@ def main(argv: list[str] | None = None) -> None:
         tmp = Path(tmp_name)
         trees = {"old": _tree(args.old, tmp, "old"), "new": _tree(args.new, tmp, "new")}
         runs: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
+        loads: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
         try:
             for r in range(args.rounds):
                 for side in ("old", "new"):
                     log(f"round {r + 1}/{args.rounds}: {side} tree ({trees[side]})")
-                    runs[side].append(_run(trees[side], tmp / f"{side}{r}.json", args))
+                    ratios, load = _run(trees[side], tmp / f"{side}{r}.json", args)
+                    runs[side].append(ratios)
+                    loads[side].append(load)
         finally:
             for tree in trees.values():
                 if tree != ROOT:
@@ -86,18 +106,21 @@ def main(argv: list[str] | None = None) -> None:
     keys = [k for k in runs["old"][0] if all(k in x for x in runs["old"] + runs["new"])]
     table: list[dict[str, Any]] = []
     print(f"{'game':16} {'variant':10} {'B':>5}  {'old vs anchor':>13}  {'new vs anchor':>13}"
-          "  new/old")
+          "  new/old   load")
     for k in keys:
         o = statistics.mean(x[k] for x in runs["old"])
         n = statistics.mean(x[k] for x in runs["new"])
+        load = max(x.get(k, 0.0) for side in loads.values() for x in side)
         table.append({"game": k[0], "variant": k[1], "batch_size": k[2], "old": o, "new": n,
-                      "new_over_old": n / o})
-        print(f"{k[0]:16} {k[1]:10} {str(k[2] or '-'):>5}  {o:12.1f}x  {n:12.1f}x  {n / o:7.3f}")
+                      "new_over_old": n / o, "max_other_cpu_load": load})
+        print(f"{k[0]:16} {k[1]:10} {str(k[2] or '-'):>5}  {o:12.1f}x  {n:12.1f}x  {n / o:7.3f}"
+              f"  {load:5.2f}{'  busy' if load > BUSY else ''}")
     geo = statistics.geometric_mean(t["new_over_old"] for t in table)
     print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, old {args.old}, "
           f"new {args.new or 'working tree'})")
     out = {"machine": machine_info(), "versions": versions(), "old": args.old,
-           "new": args.new or "working tree", "rounds": args.rounds, "table": table,
+           "new": args.new or "working tree", "rounds": args.rounds, "threads": args.threads,
+           "table": table,
            "geometric_mean_new_over_old": geo,
            "runs": {s: [[[*k, v] for k, v in x.items()] for x in runs[s]] for s in runs}}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
