@@ -25,7 +25,9 @@ class ThreadTuner:
     the fastest is kept. After a switch, calls are not timed until ``SETTLE`` seconds have
     passed: the workers of the count before go on spinning for a few ms (libgomp: ~4 ms here)
     and would slow the first calls of the next count. Trials come ``MIN_INTERVAL`` apart,
-    twice as far each time the choice holds (up to ``MAX_INTERVAL``), or sooner when the rate
+    twice as far each time the choice holds (up to ``MAX_INTERVAL``; ``MAX_INTERVAL_ALL``
+    while every thread is in use: a core that gets busy then slows the calls several times,
+    which the drift check sees at once), or sooner when the rate
     over a ``WINDOW`` of calls moves by more than ``DRIFT`` times; but never before the time
     the last trial lost to slower counts, divided by ``PROBE_SHARE``, has passed (so trying a
     slow count costs at most ~2%). The candidates are the calling thread's
@@ -40,6 +42,7 @@ class ThreadTuner:
     DRIFT = 1.5
     MIN_INTERVAL = 0.25
     MAX_INTERVAL = 1.0
+    MAX_INTERVAL_ALL = 4.0
     PROBE_SHARE = 0.02
 
     def __init__(self) -> None:
@@ -117,7 +120,8 @@ class ThreadTuner:
         lost = sum(acc[0] - acc[1] * per[best] + acc[3] * (1 - per[best] / per[n])
                    for n, acc in self.trial.items())
         now = perf_counter()
-        self.interval = (min(2 * self.interval, self.MAX_INTERVAL) if best == self.n
+        longest = self.MAX_INTERVAL_ALL if best == max(self.trial) else self.MAX_INTERVAL
+        self.interval = (min(2 * self.interval, longest) if best == self.n
                          else self.MIN_INTERVAL)
         self.earliest = now + lost / self.PROBE_SHARE
         self.next_trial = max(now + self.interval, self.earliest)
