@@ -25,6 +25,7 @@ from card_envs.flipology.layout import (
     FACE,
     G_HANDN,
     G_NCARDS,
+    G_NPOS,
     G_SEATPOS,
     GAME,
     HAND,
@@ -83,15 +84,16 @@ from card_envs.flipology.layout import (
     TURN,
 )
 from card_envs.flipology.parts.deck import MAX_POINTS
-from card_envs.flipology.parts.effects import rel_action
+from card_envs.flipology.parts.effects import rel_pos
 from card_envs.flipology.queries import public_score
 
 __all__ = ["obs_bounds", "observe"]
 
 
 @njit(cache=True, inline="always")
-def _rel(cfg: np.ndarray, seat: int, p: int) -> int:
-    return -1 if p < 0 else rel_action(cfg, seat, p)
+def _rel(sp: int, npos: int, seat: int, p: int) -> int:
+    """Position ``p`` relative to ``seat`` (:func:`rel_pos`), -1 stays -1."""
+    return -1 if p < 0 else rel_pos(sp, npos, seat, p)
 
 
 @njit(cache=True)
@@ -99,6 +101,7 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     """``seat``'s observation: faces everywhere, identities only of cards it knows."""
     n = cfg[C_PLAYERS]
     sp = cfg[G_SEATPOS]
+    npos = cfg[G_NPOS]
     bit = 1 << seat
     k = 0
     for r in range(n):
@@ -153,12 +156,12 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     k += 1
     obs[k + OBS_EF_KIND] = state[EF_KIND]
     obs[k + OBS_EF_COPY] = state[EF_COPY]
-    obs[k + OBS_EF_SRC] = _rel(cfg, seat, state[EF_SRC])
+    obs[k + OBS_EF_SRC] = _rel(sp, npos, seat, state[EF_SRC])
     obs[k + OBS_EF_STEP] = state[EF_STEP]
-    obs[k + OBS_EF_A] = _rel(cfg, seat, state[EF_A])
-    obs[k + OBS_EF_B] = _rel(cfg, seat, state[EF_B])
+    obs[k + OBS_EF_A] = _rel(sp, npos, seat, state[EF_A])
+    obs[k + OBS_EF_B] = _rel(sp, npos, seat, state[EF_B])
     for j in range(SUN_PEEKS):
-        obs[k + OBS_EF_PEEK + j] = _rel(cfg, seat, state[EF_PEEK + j])
+        obs[k + OBS_EF_PEEK + j] = _rel(sp, npos, seat, state[EF_PEEK + j])
     obs[k + OBS_EF_CHAIN] = state[CHAIN]
     k += OBS_EFFECT_LEN
     ph = state[PHASE]
@@ -166,7 +169,7 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
         hs = state[HSCAN]
         st = state[START]
         p = ((st + hs // sp) % n) * sp + hs % sp
-        obs[k + OBS_HERMIT_POS] = rel_action(cfg, seat, p)
+        obs[k + OBS_HERMIT_POS] = rel_pos(sp, npos, seat, p)
     else:
         obs[k + OBS_HERMIT_POS] = -1
     obs[k + OBS_HERMIT_CARD] = state[HCARD]

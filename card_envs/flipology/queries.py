@@ -158,7 +158,7 @@ def seat_points(state: np.ndarray, cfg: np.ndarray, s: int) -> int:
     return _row_points(state, cfg, s, False)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def public_score(state: np.ndarray, cfg: np.ndarray, s: int) -> int:
     """Score from public information only: the face-up cards' :func:`card_value` (Sloths and
     Koalas negative), face-down cards 0, plus the Hermit crab picks."""

@@ -68,25 +68,20 @@ def kind_at(state: np.ndarray, cfg: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def rel_action(cfg: np.ndarray, cur: int, p: int) -> int:
-    """Action / relative index of absolute position ``p`` seen from seat ``cur``."""
-    sp = cfg[G_SEATPOS]
-    n = cfg[C_PLAYERS]
-    d = p // sp - cur
-    if d < 0:
-        d += n
-    return d * sp + p % sp
+def rel_pos(sp: int, npos: int, cur: int, p: int) -> int:
+    """Action / relative index of absolute position ``p`` (0 <= p < npos) seen from seat
+    ``cur`` (``sp`` positions per seat): seat ``cur``'s positions come first, wrapping around
+    the table (no division; scalars only, for the loops)."""
+    d = p - cur * sp
+    return d + npos if d < 0 else d
 
 
 @njit(cache=True, inline="always")
 def abs_pos(cfg: np.ndarray, cur: int, a: int) -> int:
-    """Absolute position of the position action ``a`` of seat ``cur``."""
-    sp = cfg[G_SEATPOS]
-    n = cfg[C_PLAYERS]
-    s = cur + a // sp
-    if s >= n:
-        s -= n
-    return s * sp + a % sp
+    """Absolute position of the position action ``a`` (0 <= a < npos) of seat ``cur`` (the
+    inverse of :func:`rel_pos`)."""
+    q = a + cur * cfg[G_SEATPOS]
+    return q - cfg[G_NPOS] if q >= cfg[G_NPOS] else q
 
 
 @njit(cache=True)
@@ -208,41 +203,41 @@ def effect_enum(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray,
         for j in range(m):
             q = cfg[base + j]
             if q >= 0 and state[POS + q] >= 0:
-                one = rel_action(cfg, cur, q)
+                one = rel_pos(sp, npos, cur, q)
                 _put(mask, write, one)
                 cnt += 1
     elif k == HAWK or k == MOLE or k == WOLVES:
-        r = src // rl
+        r0 = (src // rl) * rl  # the source's row: r0 .. r0 + rl - 1
         nullc = cfg[G_NCARDS]
         for q in range(npos):
             c = state[POS + q]
             if c < 0 or q == src:
                 continue
-            if k == HAWK and q // rl == r:
+            if k == HAWK and r0 <= q < r0 + rl:
                 continue
             if k == WOLVES and c == nullc:
                 continue
-            one = rel_action(cfg, cur, q)
+            one = rel_pos(sp, npos, cur, q)
             _put(mask, write, one)
             cnt += 1
     elif k == SNAKE:
         r0 = (src // rl) * rl
         for q in range(r0, r0 + rl):
             if q != src and state[POS + q] >= 0:
-                one = rel_action(cfg, cur, q)
+                one = rel_pos(sp, npos, cur, q)
                 _put(mask, write, one)
                 cnt += 1
     elif k == PARROT:
         for q in range(npos):
             c = state[POS + q]
             if c >= 0 and state[FACE + q] and copyable(cfg[T_KIND + c]):
-                one = rel_action(cfg, cur, q)
+                one = rel_pos(sp, npos, cur, q)
                 _put(mask, write, one)
                 cnt += 1
     elif k == MONKEY:
         if step == MONKEY_CHOOSE:
             for q in (state[EF_A], state[EF_B]):
-                one = rel_action(cfg, cur, q)
+                one = rel_pos(sp, npos, cur, q)
                 _put(mask, write, one)
                 cnt += 1
         else:
@@ -256,14 +251,14 @@ def effect_enum(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray,
                 for j in range(4):
                     q = cfg[base + j]
                     if q >= 0 and state[POS + q] >= 0 and q != state[EF_A]:
-                        one = rel_action(cfg, cur, q)
+                        one = rel_pos(sp, npos, cur, q)
                         _put(mask, write, one)
                         cnt += 1
     elif k == RAIN:
         s = (cur + step) % n
         for q in range(s * sp, s * sp + sp):
             if state[POS + q] >= 0:
-                one = rel_action(cfg, cur, q)
+                one = rel_pos(sp, npos, cur, q)
                 _put(mask, write, one)
                 cnt += 1
     elif k == SUN:
@@ -271,14 +266,14 @@ def effect_enum(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray,
             for q in range(npos):
                 if (state[POS + q] >= 0 and q // sp != cur and state[FACE + q] == 0
                         and q != state[EF_PEEK] and q != state[EF_PEEK + 1]):
-                    one = rel_action(cfg, cur, q)
+                    one = rel_pos(sp, npos, cur, q)
                     _put(mask, write, one)
                     cnt += 1
         else:
             for j in range(SUN_PEEKS):
                 q = state[EF_PEEK + j]
                 if q >= 0 and state[FACE + q] == 0:
-                    one = rel_action(cfg, cur, q)
+                    one = rel_pos(sp, npos, cur, q)
                     _put(mask, write, one)
                     cnt += 1
             one = cfg[G_SKIP]
