@@ -32,7 +32,8 @@ are in the config (``CF_O_*``, computed by :func:`offsets`):
 | SLOTOK | S      | 1 = a cat slot (both long sides open, joined)                      |
 | FLIST  | T      | the frontier: empty cells next to an occupied cell (``S_FRONTN``)  |
 | FPOS   | T      | position of a cell in FLIST, -1 if not there                       |
-| OBSC   | (8T+S+6NT)/4 | public observation part, int8 packed 4 per entry, absolute seats |
+| OBSC   | obsc_size | public observation part, absolute seats: the planes (8T+S entries,
+|        |        | all below 16) 8 per int32 (4 bits each), then the toy card records 4 per int32 |
 | DISC   | NC+5   | discarded cards (ids), ``S_DISCN`` of them                         |
 
 The observation (table in ``card_envs.if_it_fits.env``): the public planes (``PK_*``, ``T``
@@ -46,6 +47,8 @@ surrounds an empty cell (``N_*``, one int32 row per cell).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from card_envs.core.kernels import C_HEADER, HEADER
 
@@ -183,6 +186,27 @@ Y_SIZE = 12
 EXTRA_OBS = O_SEATS + Y_SIZE  # + 2n per-seat entries
 
 
+def obs_planes(rows: int, cols: int) -> int:
+    """Length of the public planes (``NPLANES`` of ``T`` entries, then the slot plane), the
+    part of OBSC packed 8 entries per int32; the special toy card records follow."""
+    return NPLANES * rows * cols + (rows - 1) * cols
+
+
+def obsc_size(rows: int, cols: int, nt: int) -> int:
+    """int32 entries of OBSC: the planes at 4 bits an entry, the toy records at 8 bits."""
+    return (obs_planes(rows, cols) + 7) // 8 + (TOYREC * nt + 3) // 4
+
+
+def unpack_public(words: np.ndarray, rows: int, cols: int, nt: int) -> np.ndarray:
+    """The public part of the observation (``obs_public`` entries, int64) from OBSC's words
+    (Python, for tests and tools; ``observe`` does this compiled)."""
+    p = obs_planes(rows, cols)
+    w = np.asarray(words, np.int64) & 0xFFFFFFFF
+    nib = (w[:(p + 7) // 8, None] >> (4 * np.arange(8))) & 0xF
+    byt = (w[(p + 7) // 8:, None] >> (8 * np.arange(4))) & 0xFF
+    return np.concatenate([nib.ravel()[:p], byt.ravel()[:TOYREC * nt]])
+
+
 def obs_public(rows: int, cols: int, nt: int) -> int:
     """Length of the public part of the observation (cached in OBSC); also ``X``."""
     T = rows * cols
@@ -214,7 +238,7 @@ def offsets(rows: int, cols: int, nb: int, nt: int) -> dict[str, int]:
     for name, size in (("pile", pilemax), ("cell", T), ("sjoin", T), ("parent", T),
                        ("front", T), ("cats", NCOUNT * T), ("copen", T), ("nbc", T),
                        ("wallnb", T), ("opennb", T), ("slot", S), ("slotok", S),
-                       ("flist", T), ("fpos", T), ("obsc", (obs_public(rows, cols, nt) + 3) // 4),
+                       ("flist", T), ("fpos", T), ("obsc", obsc_size(rows, cols, nt)),
                        ("disc", nc + NUM_PRINCESS)):
         o[name] = k
         k += size

@@ -1,15 +1,22 @@
-"""If It Fits observation kernel (numba): the public planes cached in the state, made relative
-to the observer, then the own hand, the start cards and the public counters; and the bounds of
-every entry (:func:`obs_bounds`). Layout: :mod:`card_envs.if_it_fits.layout` (``PK_*``,
-``CR_*``, ``O_*``, ``Y_*``); table in ``card_envs.if_it_fits.env``."""
+"""If It Fits observation kernel (numba): the public planes cached in the state (packed, see
+``layout.obsc_size``), made relative to the observer, then the own hand, the start cards and
+the public counters; and the bounds of every entry (:func:`obs_bounds`). Layout:
+:mod:`card_envs.if_it_fits.layout` (``PK_*``, ``CR_*``, ``O_*``, ``Y_*``); table in
+``card_envs.if_it_fits.env``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from llvmlite import ir
+from numba import config, types
+from numba.extending import intrinsic
 
 from card_envs.core.game import Game
 from card_envs.core.jit import njit
 from card_envs.core.kernels import C_PLAYERS, CUR, PHASE
+from card_envs.core.refs import noref
 from card_envs.if_it_fits.layout import (
     ALL_OPEN,
     CARD_REC,
@@ -71,23 +78,46 @@ from card_envs.if_it_fits.layout import (
     Y_SELCELL,
     Y_SELSTART,
 )
-from card_envs.if_it_fits.parts.refs import noref
+
+_M16 = np.uint64(0x0000FFFF0000FFFF)
+_M8 = np.uint64(0x00FF00FF00FF00FF)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+
+
+def _put_u64_py(arr: np.ndarray, k: int, x: Any) -> None:
+    """``arr[k:k+8]`` (int8) becomes the bytes of the uint64 ``x``, little-endian (plain
+    Python, ``NUMBA_DISABLE_JIT=1``)."""
+    arr[k:k + 8] = np.array([x], "<u8").view(np.int8)
+
+
+@intrinsic
+def _put_u64_jit(typingctx: Any, arr: Any, k: Any, x: Any) -> Any:
+    """One unaligned 8-byte store of the uint64 ``x`` at ``arr[k]`` (a 1-D int8 array; the
+    caller keeps ``k + 8 <= arr.size``; little-endian like every numba target we run on)."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int8 and arr.ndim == 1):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        at = context.cast(builder, args[1], sig.args[1], types.intp)
+        ptr = builder.bitcast(builder.gep(ary.data, [at]), ir.IntType(64).as_pointer())
+        store = builder.store(context.cast(builder, args[2], sig.args[2], types.uint64), ptr)
+        store.align = 1
+        return context.get_dummy_value()
+
+    return types.none(arr, k, x), codegen
+
+
+put_u64 = _put_u64_py if config.DISABLE_JIT else _put_u64_jit
 
 
 @njit(cache=True, inline="always")
 def _card_row(cfg: np.ndarray, r: int, kind: int, obs: np.ndarray, x: int) -> None:
     """The card row at ``obs[x:]``: ``kind``, then the sides, toys and sprayers of the card
-    whose precomputed row (``CF_O_ROWS``) starts at ``cfg[r]``."""
-    a = cfg[r]
-    b = cfg[r + 1]
-    obs[x] = kind
-    obs[x + 1] = (a >> 8) & 0xFF
-    obs[x + 2] = (a >> 16) & 0xFF
-    obs[x + 3] = (a >> 24) & 0xFF
-    obs[x + 4] = b & 0xFF
-    obs[x + 5] = (b >> 8) & 0xFF
-    obs[x + 6] = (b >> 16) & 0xFF
-    obs[x + 7] = (b >> 24) & 0xFF
+    whose precomputed row (``CF_O_ROWS``) starts at ``cfg[r]``: its first 8 entries are the
+    bytes of ``cfg[r]`` and ``cfg[r + 1]`` (every entry below 128) with the kind in byte 0."""
+    a = (int(cfg[r]) & 0xFFFFFF00) | (int(kind) & 0xFF)
+    put_u64(obs, x, np.uint64(a) | (np.uint64(int(cfg[r + 1])) << np.uint64(32)))
     obs[x + 8] = cfg[r + 2]
 
 
@@ -102,18 +132,24 @@ def observe(state: np.ndarray, cfg: np.ndarray, seat: int, obs: np.ndarray) -> N
     C = cfg[CF_COLS] & IDX
     T = (cfg[CF_ROWS] & IDX) * C
     S = (T - C) & IDX
-    L = (NPLANES * T + S + TOYREC * cfg[CF_NT]) & IDX
+    P = (NPLANES * T + S) & IDX
+    L = (P + TOYREC * cfg[CF_NT]) & IDX
     ob = cfg[CF_O_OBSC] & IDX
     rows = cfg[CF_O_ROWS] & IDX
-    full = L >> 2
-    for w in range(full):  # the packed planes, 4 entries per int32 (a vector at a time)
-        v = state[ob + w]  # (every entry is below 128)
-        obs[4 * w] = v & 0xFF
-        obs[4 * w + 1] = (v >> 8) & 0xFF
-        obs[4 * w + 2] = (v >> 16) & 0xFF
-        obs[4 * w + 3] = (v >> 24) & 0xFF
-    for k in range(4 * full, L):
-        obs[k] = (state[ob + (k >> 2)] >> (8 * (k & 3))) & 0xFF
+    full = P >> 3
+    m16, m8, m4 = _M16, _M8, _M4
+    for w in range(full):  # the planes: 8 entries of 4 bits per int32 to 8 bytes at a time
+        x = np.uint64(int(state[ob + w]) & 0xFFFFFFFF)  # nibble k to byte k: spread by
+        # 16, 8 and 4 bits
+        x = (x | (x << np.uint64(16))) & m16
+        x = (x | (x << np.uint64(8))) & m8
+        x = (x | (x << np.uint64(4))) & m4
+        put_u64(obs, 8 * w, x)
+    for k in range(8 * full, P):
+        obs[k] = (state[ob + (k >> 3)] >> (4 * (k & 7))) & 0xF
+    tb = (ob + ((P + 7) >> 3)) & IDX
+    for k in range(L - P):  # the special toy card records, a byte each
+        obs[P + k] = (state[tb + (k >> 2)] >> (8 * (k & 3))) & 0xFF
     for q in range(n):
         rq = q - seat + 1 if q >= seat else q - seat + n + 1
         for k in range(CATS_EACH):

@@ -131,16 +131,17 @@ def toward(cfg: np.ndarray, i: int, d: int) -> int:
     return i + 1 if d == 1 else i - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find(state: np.ndarray, cfg: np.ndarray, i: int) -> int:
-    """The root of the box of cell ``i`` (union-find with path halving; a slot ``s`` is in the
-    box of cell ``s``)."""
-    par = cfg[CF_O_PARENT]
-    while state[par + i] != i:
-        g = state[par + state[par + i]]
-        state[par + i] = g
-        i = g
-    return i
+    """The root of the box of cell ``i`` (a slot ``s`` is in the box of cell ``s``). Reads
+    only: a query must not change the state. The board kernels keep every cell's parent at its
+    root (``board.union`` relabels the merged box), so the loop ends after one look."""
+    par = cfg[CF_O_PARENT] & IDX  # (& IDX: see layout.IDX)
+    r = state[par + i]
+    while r != i:
+        i = r
+        r = state[par + i]
+    return r
 
 
 # --- where things may go -------------------------------------------------------------------
@@ -455,7 +456,7 @@ def boxes(state: np.ndarray, cfg: np.ndarray) -> list[dict[str, Any]]:
     tools): per box, ordered by its first cell, its ``cells`` ((row, col), sorted),
     ``closed``, ``toys`` ([ball, mouse, yarn]), ``sprayers``, ``value``, per seat its
     ``awake`` and ``asleep`` cats, ``points`` and ``minus`` points, and its ``princesses``."""
-    st = state.copy()  # find halves paths
+    st = state.copy()
     n, C = int(cfg[C_PLAYERS]), int(cfg[CF_COLS])
     T = int(cfg[CF_ROWS]) * C
     W = np.zeros((T, BOX_ROW), np.int32)

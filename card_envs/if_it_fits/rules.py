@@ -23,6 +23,7 @@ from card_envs.core.kernels import (
     PHASE,
     STEPS,
 )
+from card_envs.core.refs import noref
 from card_envs.if_it_fits.layout import (
     A_DIR,
     A_DRAW,
@@ -99,7 +100,6 @@ from card_envs.if_it_fits.parts.moves import (
     playable,
     strict,
 )
-from card_envs.if_it_fits.parts.refs import noref
 from card_envs.if_it_fits.parts.turns import (
     begin_turn,
     discard,

@@ -23,6 +23,7 @@ from card_envs.core.kernels import (
     terminal_rewards,
     winners_by_keys,
 )
+from card_envs.core.refs import noref
 from card_envs.if_it_fits.layout import (
     CATS_EACH,
     CF_ADV,
@@ -67,7 +68,6 @@ from card_envs.if_it_fits.layout import (
 )
 from card_envs.if_it_fits.parts.board import clear_table
 from card_envs.if_it_fits.parts.moves import hand_playable
-from card_envs.if_it_fits.parts.refs import noref
 from card_envs.if_it_fits.queries import score
 
 

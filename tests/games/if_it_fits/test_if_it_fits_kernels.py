@@ -36,8 +36,7 @@ def reference_observation(g: Any, state: np.ndarray, seat: int) -> np.ndarray:
     n, T, S, C = g.num_players, g.T, g.S, g.cols
     X = L.obs_public(g.rows, g.cols, g.nt)
     obs = np.zeros(g.obs_size, np.int64)
-    planes = state[g.lay["obsc"]:g.lay["disc"]].astype("<i4").view(np.int8)
-    obs[:X] = planes[:X]
+    obs[:X] = L.unpack_public(state[g.lay["obsc"]:g.lay["disc"]], g.rows, g.cols, g.nt)
     for q in range(n):
         for k in range(L.CATS_EACH):
             loc = int(state[L.S_CATLOC + q * L.CATS_EACH + k])
@@ -136,7 +135,7 @@ def test_sleeping_cat_queries_agree(seed: int, n: int, small: bool) -> None:
         if steps % 4:
             env.step(rnd.choice(env.legal_actions()))
             continue
-        s = env.state_array.copy()  # (find halves paths)
+        s = env.state_array.copy()
         for p in range(n):
             want = sleeping_cells(g, s, p)
             assert [bool(sleep_cell_ok(s, g.cfg, p, i)) for i in range(g.T)] == want
