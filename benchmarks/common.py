@@ -62,14 +62,10 @@ def aec_runner(env: Any, seed: int,
     return run
 
 
-def engine_runner(engine: Any, seed: int,
-                  clock: Clock = perf_counter) -> Runner:
-    """The single-state loop a user writes with ``card_envs.Engine``: per step one
-    ``step_observe`` (apply the action, then the legal mask, legal actions and observation of
-    the seat to act, in ``engine.mask`` / ``engine.legal`` / ``engine.obs``; 0 legal actions
-    = the game is over), a random legal action from ``random.Random``."""
-    rnd = random.Random(seed)
-    legal = engine.legal
+def _games_runner(engine: Any, seed: int, clock: Clock,
+                  play: Callable[[np.ndarray], int]) -> Runner:
+    """Whole games dealt from ``seed``, ``seed + 1``, ... (continuing across calls), each
+    played by ``play(state) -> steps``, until the duration is up."""
     next_seed = [seed]
 
     def run(duration: float) -> tuple[int, float]:
@@ -78,18 +74,34 @@ def engine_runner(engine: Any, seed: int,
         t0 = clock()
         deadline = t0 + duration
         while True:
-            state = engine.new_state(s)
+            steps += play(engine.new_state(s))
             s += 1
-            n = engine.observe_turn(state)
-            while n:
-                n = engine.step_observe(state, legal.item(rnd.randrange(n)))
-                steps += 1
             t = clock()
             if t >= deadline:
                 next_seed[0] = s
                 return steps, t - t0
 
     return run
+
+
+def engine_runner(engine: Any, seed: int,
+                  clock: Clock = perf_counter) -> Runner:
+    """The single-state loop a user writes with ``card_envs.Engine``: per step one
+    ``step_observe`` (apply the action, then the legal mask, legal actions and observation of
+    the seat to act, in ``engine.mask`` / ``engine.legal`` / ``engine.obs``; 0 legal actions
+    = the game is over), a random legal action from ``random.Random``."""
+    rnd = random.Random(seed)
+    legal = engine.legal
+
+    def play(state: np.ndarray) -> int:
+        steps = 0
+        n = engine.observe_turn(state)
+        while n:
+            n = engine.step_observe(state, legal.item(rnd.randrange(n)))
+            steps += 1
+        return steps
+
+    return _games_runner(engine, seed, clock, play)
 
 
 def engine_calls_runner(engine: Any, seed: int,
@@ -99,27 +111,17 @@ def engine_calls_runner(engine: Any, seed: int,
     rnd = random.Random(seed)
     mask = np.zeros(engine.num_actions, np.int8)
     obs = np.zeros(engine.game.obs_size, engine.game.obs_dtype)
-    next_seed = [seed]
 
-    def run(duration: float) -> tuple[int, float]:
+    def play(state: np.ndarray) -> int:
         steps = 0
-        s = next_seed[0]
-        t0 = clock()
-        deadline = t0 + duration
-        while True:
-            state = engine.new_state(s)
-            s += 1
-            while not engine.is_terminal(state):
-                engine.legal_mask(state, mask)
-                engine.observe(state, engine.current_player(state), obs)
-                engine.step(state, rnd.choice(np.flatnonzero(mask).tolist()))
-                steps += 1
-            t = clock()
-            if t >= deadline:
-                next_seed[0] = s
-                return steps, t - t0
+        while not engine.is_terminal(state):
+            engine.legal_mask(state, mask)
+            engine.observe(state, engine.current_player(state), obs)
+            engine.step(state, rnd.choice(np.flatnonzero(mask).tolist()))
+            steps += 1
+        return steps
 
-    return run
+    return _games_runner(engine, seed, clock, play)
 
 
 def openspiel_runner(game: Any, seed: int,

@@ -328,6 +328,14 @@ def print_openspiel(openspiel: Measurement, ratios: dict[str, dict[str, Any]]) -
         print(f"{env_id:<16} {cells[0]:>10} {cells[1]:>13} {cells[2]:>13} {cells[3]:>13}")
 
 
+def _target(game: str, target: str, unit: str, measured: float | None,
+            required: float) -> dict[str, Any]:
+    """One row of the targets table: PASS / FAIL, or SKIP when nothing was measured."""
+    status = ("SKIP" if measured is None else "PASS" if measured >= required else "FAIL")
+    return {"game": game, "target": target, "unit": unit, "measured": measured,
+            "required": required, "status": status}
+
+
 def check_targets(anchor: Measurement | None, games: dict[str, list[Measurement]],
                   openspiel: Measurement | None = None) -> list[dict[str, Any]]:
     a = anchor.median if anchor and anchor.repeats else None
@@ -337,34 +345,21 @@ def check_targets(anchor: Measurement | None, games: dict[str, list[Measurement]
         env = find(ms, V_ENV)
         if env:
             ratio = env.median / a if a else None
-            out.append({
-                "game": env_id, "target": f"AEC env() >= {TARGET_AEC_RATIO:g}x {ANCHOR_ID}",
-                "unit": "x anchor", "measured": ratio, "required": TARGET_AEC_RATIO,
-                "status": "SKIP" if ratio is None else
-                          ("PASS" if ratio >= TARGET_AEC_RATIO else "FAIL"),
-            })
+            out.append(_target(env_id, f"AEC env() >= {TARGET_AEC_RATIO:g}x {ANCHOR_ID}",
+                               "x anchor", ratio, TARGET_AEC_RATIO))
         vec = next((m for m in ms if m.variant == V_VECTOR and m.batch_size == TARGET_BATCH),
                    None)
         if vec or env:  # not with --engine-only
             rate = vec.median if vec else None
             required = card_envs.manifest(env_id).bench.batch_rate
-            out.append({
-                "game": env_id,
-                "target": f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",
-                "unit": "steps/s", "measured": rate, "required": required,
-                "status": "SKIP" if rate is None else
-                          ("PASS" if rate >= required else "FAIL"),
-            })
+            out.append(_target(env_id, f"batched B={TARGET_BATCH} >= {required:,.0f} steps/s",
+                               "steps/s", rate, required))
         eng = find(ms, V_ENGINE)
         if eng:
             ratio = eng.median / o if o else None
-            out.append({
-                "game": env_id,
-                "target": f"Engine >= {TARGET_OPENSPIEL_RATIO:g}x OpenSpiel {OPENSPIEL_ID}",
-                "unit": "x OpenSpiel", "measured": ratio, "required": TARGET_OPENSPIEL_RATIO,
-                "status": "SKIP" if ratio is None else
-                          ("PASS" if ratio >= TARGET_OPENSPIEL_RATIO else "FAIL"),
-            })
+            out.append(_target(env_id,
+                               f"Engine >= {TARGET_OPENSPIEL_RATIO:g}x OpenSpiel {OPENSPIEL_ID}",
+                               "x OpenSpiel", ratio, TARGET_OPENSPIEL_RATIO))
     return out
 
 
