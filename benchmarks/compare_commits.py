@@ -15,11 +15,20 @@ the ``load`` column is the most CPU other processes used during any of a row's m
 compares the single-thread rates, which a busy machine disturbs much less (run it as well to
 tell a change in the kernels from one in the threading).
 
+``--same-harness`` times only the batched engine, and both trees with *this* tree's
+``benchmarks/batched_probe.py`` (each tree's package first on ``PYTHONPATH``): the default mode
+runs each tree's own ``throughput.py``, so a change of the timing loop itself (warm-up, chunk
+size, what ran before in the process) shows as a change of the engine. One process per tree and
+round; on a shared machine a process's rate varies by tens of percent with where its memory
+lands, so use many short rounds (``--rounds 8 --seconds 0.5``) and read the median of the pairs
+and their spread.
+
 Usage::
 
     python benchmarks/compare_commits.py 19d70de                  # that commit vs this tree
     python benchmarks/compare_commits.py v0.1.0 HEAD --rounds 3 --games slide_v0
     python benchmarks/compare_commits.py 3fc96f8 --threads 1 --batch-sizes 4096
+    python benchmarks/compare_commits.py 3fc96f8 --same-harness --rounds 8 --seconds 0.5
 """
 
 from __future__ import annotations
@@ -71,6 +80,62 @@ def _run(tree: Path, out: Path, args: argparse.Namespace
             {k: m.get("max_other_cpu_load") or 0.0 for k, m in zip(key, rows)})
 
 
+def _probe(tree: Path, args: argparse.Namespace) -> dict[tuple, dict[str, float]]:
+    """One process of ``batched_probe.py`` (this tree's) on ``tree``'s package: per (game,
+    "vector", batch size) its steps/s, ratio to the anchor and other processes' load."""
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "batched_probe.py"), "--seconds",
+           str(args.seconds), "--repeats", str(args.repeats), "--batch-sizes",
+           *map(str, args.batch_sizes), "--games", *(args.games or _all_games())]
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get(
+        "PYTHONPATH", "")])}
+    out = json.loads(subprocess.run(cmd, check=True, env=env, cwd=tree, text=True,
+                                    capture_output=True).stdout)
+    if not out["package"].startswith(str(tree)):
+        raise SystemExit(f"the probe imported {out['package']}, not the tree {tree}")
+    return {(r["game"], "vector", r["batch_size"]): r for r in out["rows"]}
+
+
+def _all_games() -> list[str]:
+    import card_envs
+
+    return list(card_envs.ENV_IDS)
+
+
+def _same_harness(trees: dict[str, Path], args: argparse.Namespace) -> dict[str, Any]:
+    """Rounds of old/new probes; per row the medians of both trees' rates, the median and
+    range of the per-round new/old rate ratios, and new/old of the ratios to the anchor."""
+    runs: dict[str, list[dict[tuple, dict[str, float]]]] = {"old": [], "new": []}
+    for r in range(args.rounds):
+        for side in ("old", "new"):
+            log(f"round {r + 1}/{args.rounds}: {side} tree ({trees[side]})")
+            runs[side].append(_probe(trees[side], args))
+    table = []
+    print(f"{'game':16} {'B':>6} {'old steps/s':>12} {'new steps/s':>12}  new/old"
+          f"  {'pairs min..max':>14}  vs-anchor new/old   load")
+    for k in runs["old"][0]:
+        o = [x[k]["steps_per_s"] for x in runs["old"]]
+        n = [x[k]["steps_per_s"] for x in runs["new"]]
+        pairs = [b / a for a, b in zip(o, n)]
+        anc = (statistics.median(x[k]["ratio_to_anchor"] for x in runs["new"])
+               / statistics.median(x[k]["ratio_to_anchor"] for x in runs["old"]))
+        load = max(x[k]["other_cpu_load"] for side in runs.values() for x in side)
+        row = {"game": k[0], "variant": k[1], "batch_size": k[2],
+               "old_median_steps_per_s": statistics.median(o),
+               "new_median_steps_per_s": statistics.median(n),
+               "new_over_old": statistics.median(pairs), "pairs_min": min(pairs),
+               "pairs_max": max(pairs), "anchor_ratio_new_over_old": anc,
+               "max_other_cpu_load": load}
+        table.append(row)
+        print(f"{k[0]:16} {k[2]:>6} {row['old_median_steps_per_s'] / 1e6:11.2f}M "
+              f"{row['new_median_steps_per_s'] / 1e6:11.2f}M  {row['new_over_old']:7.3f}"
+              f"  {min(pairs):6.2f}..{max(pairs):<6.2f}  {anc:17.3f}  {load:5.2f}"
+              f"{'  busy' if load > BUSY else ''}")
+    return {"table": table, "runs": {s: [[{**v, "key": list(k)} for k, v in x.items()]
+                                         for x in runs[s]] for s in runs}}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("old", help="the older git revision")
@@ -83,6 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", nargs="+", default=None)
     ap.add_argument("--threads", type=int, default=None,
                     help="numba threads of both trees (default: numba's default)")
+    ap.add_argument("--same-harness", action="store_true",
+                    help="batched engine only, both trees timed by this tree's probe")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" /
                                           "compare_commits.json"))
     args = ap.parse_args(argv)
@@ -92,7 +159,9 @@ def main(argv: list[str] | None = None) -> None:
         runs: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
         loads: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
         try:
-            for r in range(args.rounds):
+            if args.same_harness:
+                res = _same_harness(trees, args)
+            for r in range(0 if args.same_harness else args.rounds):
                 for side in ("old", "new"):
                     log(f"round {r + 1}/{args.rounds}: {side} tree ({trees[side]})")
                     ratios, load = _run(trees[side], tmp / f"{side}{r}.json", args)
@@ -103,6 +172,12 @@ def main(argv: list[str] | None = None) -> None:
                 if tree != ROOT:
                     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                                     str(tree)], capture_output=True)
+    if args.same_harness:
+        geo = statistics.geometric_mean(t["new_over_old"] for t in res["table"])
+        print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, same harness, old "
+              f"{args.old}, new {args.new or 'working tree'})")
+        _write(args, {"mode": "same-harness", **res, "geometric_mean_new_over_old": geo})
+        return
     keys = [k for k in runs["old"][0] if all(k in x for x in runs["old"] + runs["new"])]
     table: list[dict[str, Any]] = []
     print(f"{'game':16} {'variant':10} {'B':>5}  {'old vs anchor':>13}  {'new vs anchor':>13}"
@@ -118,11 +193,16 @@ def main(argv: list[str] | None = None) -> None:
     geo = statistics.geometric_mean(t["new_over_old"] for t in table)
     print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, old {args.old}, "
           f"new {args.new or 'working tree'})")
+    _write(args, {"mode": "throughput.py", "table": table, "geometric_mean_new_over_old": geo,
+                  "runs": {s: [[[*k, v] for k, v in x.items()] for x in runs[s]]
+                           for s in runs}})
+
+
+def _write(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    """The result JSON: machine, versions, the two revisions and the mode's own records."""
     out = {"machine": machine_info(), "versions": versions(), "old": args.old,
            "new": args.new or "working tree", "rounds": args.rounds, "threads": args.threads,
-           "table": table,
-           "geometric_mean_new_over_old": geo,
-           "runs": {s: [[[*k, v] for k, v in x.items()] for x in runs[s]] for s in runs}}
+           **result}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(out, indent=1))
     print(f"wrote {args.json}")

@@ -154,9 +154,11 @@ def test_baselines_reads_saved_arena_results(tmp_path: Path) -> None:
 
 
 @pytest.mark.stress
-def test_compare_commits_smoke(tmp_path: Path) -> None:
+@pytest.mark.parametrize("same_harness", [False, True])
+def test_compare_commits_smoke(tmp_path: Path, same_harness: bool) -> None:
     """benchmarks/compare_commits.py runs both trees (a revision in a temporary worktree and
-    this tree), tabulates new/old and removes its worktree."""
+    this tree), tabulates new/old and removes its worktree; ``--same-harness`` times both
+    packages with this tree's probe."""
     def worktrees() -> str:
         return subprocess.run(["git", "-C", str(ROOT), "worktree", "list"],
                               capture_output=True, text=True, check=True).stdout
@@ -165,12 +167,16 @@ def test_compare_commits_smoke(tmp_path: Path) -> None:
     out = tmp_path / "cmp.json"
     cmd = [sys.executable, str(BENCHMARKS / "compare_commits.py"), "HEAD", "--rounds", "1",
            "--seconds", "0.05", "--repeats", "1", "--batch-sizes", "256", "--games",
-           "slide_v0", "--json", str(out)]
+           "slide_v0", "--json", str(out)] + (["--same-harness"] if same_harness else [])
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "geometric mean new/old" in run.stdout
     d = json.loads(out.read_text())
     rows = {(t["game"], t["variant"], t["batch_size"]) for t in d["table"]}
-    assert ("slide_v0", "vector", 256) in rows and ("slide_v0", "env()", None) in rows
+    assert ("slide_v0", "vector", 256) in rows
+    assert (("slide_v0", "env()", None) in rows) != same_harness
+    if same_harness:
+        assert d["mode"] == "same-harness" and len(d["runs"]["old"]) == 1
+        assert d["table"][0]["old_median_steps_per_s"] > 0
     assert all(t["new_over_old"] > 0 for t in d["table"])
     assert worktrees() == before
