@@ -30,22 +30,32 @@ def _bench_module(name: str) -> ModuleType:
     return importlib.import_module(name)
 
 
-def test_throughput_script_smoke(tmp_path: Path) -> None:
+def _throughput_smoke(tmp_path: Path, games: list[str]) -> None:
     out = tmp_path / "bench.json"
-    cmd = [sys.executable, str(SCRIPT), "--seconds", "0.1",
-           "--repeats", "1", "--batch-sizes", "1", "256", "--json", str(out)]
+    cmd = [sys.executable, str(SCRIPT), "--seconds", "0.1", "--repeats", "1",
+           "--batch-sizes", "1", "256", "--json", str(out), "--games", *games]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
     assert "vs anchor" in run.stdout and "Targets:" in run.stdout
     assert "measuring: about" in run.stderr and "s left)" in run.stderr  # how long it takes
     d = json.loads(out.read_text())
     assert {"machine", "versions", "measurements", "targets"} <= set(d)
     rows = {(m["game"], m["variant"], m["batch_size"]) for m in d["measurements"]}
-    for env_id in card_envs.ENV_IDS:
+    for env_id in games:
         for variant in ("env()", "raw_env()", "Engine"):
             assert (env_id, variant, None) in rows
         assert (env_id, "vector", 256) in rows
     assert all(m["median_steps_per_s"] > 0 for m in d["measurements"])
     assert d["contended"] is None  # only with --contended
+
+
+def test_throughput_script_smoke(tmp_path: Path) -> None:
+    """Two games (the smallest and the largest state): every variant, the anchor, the JSON."""
+    _throughput_smoke(tmp_path, ["slide_v0", "if_it_fits_v0"])
+
+
+@pytest.mark.stress
+def test_throughput_script_smoke_every_game(tmp_path: Path) -> None:
+    _throughput_smoke(tmp_path, list(card_envs.ENV_IDS))
 
 
 def test_busy_core_runs_inside_the_block_and_always_stops() -> None:

@@ -56,6 +56,7 @@ def _weights(path: Path) -> dict[str, np.ndarray]:
     return read_weights(path)[0]
 
 
+@pytest.mark.stress  # ~3 min (a local and a Ray run); the other cluster tests stay in CI
 def test_own_trainer_samples_on_both_nodes_and_equals_a_local_run(cluster: Any,
                                                                    tmp_path: Path) -> None:
     kw = {"minutes": None, "steps": 2500, "settings": SMALL, "progress": False,
