@@ -110,6 +110,7 @@ from card_envs.if_it_fits.parts.scratch import (
 from card_envs.if_it_fits.queries import (
     any_fit,
     find,
+    open_nbr,
     sleep_dir_ok,
     start_end_cell,
     start_fit,
@@ -226,7 +227,7 @@ def _globals(obs: np.ndarray, st: np.ndarray, scfg: np.ndarray, W: np.ndarray, P
         i = st[scfg[L.CF_O_FLIST] + k]
         ok = False
         for d in range(4):
-            ok |= st[scfg[L.CF_O_OPENNB] + i] != 0 and sleep_dir_ok(st, scfg, 0, i, d)
+            ok |= open_nbr(st, scfg, i) != 0 and sleep_dir_ok(st, scfg, 0, i, d)
         sleep += ok
     vals = (own / 10.0, best / 10.0, (own - best) / 10.0, boxes / 30.0, closed / 20.0,
             mine / 5.0, free / 10.0, st[L.S_FRONTN] / 20.0, sleep / 20.0,

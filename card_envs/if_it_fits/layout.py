@@ -23,13 +23,15 @@ are in the config (``CF_O_*``, computed by :func:`offsets`):
 | SJOIN  | T      | sleeping cat: the cell of the card whose box it joined, else -1    |
 | PARENT | T      | union-find parent (boxes); the root holds the box counters         |
 | FRONT  | T      | root: open sides of the box facing an empty cell or the edge       |
-| CATS   | 6T     | root*6 + o: cats of seat o (awake + sleeping) in the box, o=5 Princesses |
-| COPEN  | T      | open sides of the card in the cell after rotation (0 cat/empty)    |
-| NBC    | T      | empty cell: number of occupied neighbours                          |
-| WALLNB | T      | empty cell: directions in which a card shows a wall to it          |
-| OPENNB | T      | empty cell: directions in which a card shows an open side to it    |
+| CATS   | T      | root: the box's cat counters, ``CAT_BITS`` = 4 bits each: cats of  |
+|        |        | seat o (awake + sleeping) at bits 4o..4o+3, o=5 Princesses         |
+| COPEN  | T      | open sides of the card in the cell after rotation (bits 0-3; 0 for |
+|        |        | a cat or empty); ``COPEN_SLOT``: slot ``i`` below it is a cat slot |
+|        |        | (both long sides open, joined; ``queries.slot_ok``)                |
+| NBR    | T      | empty cell: the directions in which a card shows it an open side   |
+|        |        | (bits 0-3), a wall (bits 4-7), and its occupied neighbours (bits   |
+|        |        | 8-10): ``NBR_*``; ``queries.open_nbr``, ``wall_nbr``, ``nbr_count`` |
 | SLOT   | S      | 0 free, 1-5 awake cat of seat v-1, 6 Princess, 7+k special toy card k |
-| SLOTOK | S      | 1 = a cat slot (both long sides open, joined)                      |
 | FLIST  | T      | the frontier: empty cells next to an occupied cell (``S_FRONTN``)  |
 | FPOS   | T      | position of a cell in FLIST, -1 if not there                       |
 | OBSC   | obsc_size | public observation part, absolute seats: the planes (8T+S entries,
@@ -66,6 +68,7 @@ NUM_PRINCESS = 5  # Princesses in the game (the basic game uses one per player)
 SIDES = "NESW"  # direction d is SIDES[d]; open bit 1 << d
 OPEN_N, OPEN_E, OPEN_S, OPEN_W = 1, 2, 4, 8  # open-side bits
 ALL_OPEN = 15  # open on every side (a special toy card laid as a card)
+COPEN_SLOT = 16  # COPEN flag of cell i: its card is joined to the card south: slot i is a cat slot
 TOYS = ("ball", "mouse", "yarn")
 MAX_ICONS = 9  # most toys of one kind, or sprayers, on one card (checked by parts/deck.py)
 
@@ -77,9 +80,20 @@ KIND_BOX, KIND_START, KIND_TOY = 0, 1, 2
 # --- cat codes ----------------------------------------------------------------------------
 PRINCESS_OWNER = 5  # owner index of the Princesses in CATS
 NCOUNT = PRINCESS_OWNER + 1  # cat counters per box: seats 0-4, then Princesses
+CAT_BITS = 4  # bits of a box's cat counter in its CATS word: owner o at bits CAT_BITS * o up
+CAT_MASK = (1 << CAT_BITS) - 1
+# A counter never carries into the next: a box holds at most the CATS_EACH cats of a seat or
+# the NUM_PRINCESS Princesses (merging two boxes adds their words), and the NCOUNT counters
+# stay below the sign bit.
+assert max(CATS_EACH, NUM_PRINCESS) <= CAT_MASK and NCOUNT * CAT_BITS <= 31
 CELL_PRINCESS = -(PRINCESS_OWNER + 1)  # CELL code of a Princess on a sleeping cat's place
 SLOT_PRINCESS = 6  # SLOT code (1..5 are awake cats of seat v-1)
 SLOT_TOY = 7  # SLOT code of special toy card k: SLOT_TOY + k
+
+# --- NBR: per cell, what its neighbours show it (one int32; read with queries.open_nbr etc.) --
+NBR_OPEN = 0  # bits 0-3: directions in which a card shows the cell an open side
+NBR_WALL = 4  # bits 4-7: directions in which a card shows the cell a wall
+NBR_COUNT = 8  # bits 8-10: occupied neighbours (cards and sleeping cats), 0-4
 
 # --- config -------------------------------------------------------------------------------
 CF_ROWS = C_HEADER
@@ -97,18 +111,15 @@ CF_O_PARENT = 15
 CF_O_FRONT = 16
 CF_O_CATS = 17
 CF_O_COPEN = 18
-CF_O_NBC = 19
-CF_O_WALLNB = 20
-CF_O_OPENNB = 21
-CF_O_SLOT = 22
-CF_O_SLOTOK = 23
-CF_O_OBSC = 24
-CF_O_DISC = 25
-CF_SIZE = 26
-CF_OBS = 27
-CF_O_FLIST = 28
-CF_O_FPOS = 29
-CF_O_ROWS = 30
+CF_O_NBR = 19
+CF_O_SLOT = 20
+CF_O_OBSC = 21
+CF_O_DISC = 22
+CF_SIZE = 23
+CF_OBS = 24
+CF_O_FLIST = 25
+CF_O_FPOS = 26
+CF_O_ROWS = 27
 CF_TABLE = 32
 
 # --- state scalars ------------------------------------------------------------------------
@@ -236,9 +247,8 @@ def offsets(rows: int, cols: int, nb: int, nt: int) -> dict[str, int]:
     o: dict[str, int] = {}
     k = S_DYN
     for name, size in (("pile", pilemax), ("cell", T), ("sjoin", T), ("parent", T),
-                       ("front", T), ("cats", NCOUNT * T), ("copen", T), ("nbc", T),
-                       ("wallnb", T), ("opennb", T), ("slot", S), ("slotok", S),
-                       ("flist", T), ("fpos", T), ("obsc", obsc_size(rows, cols, nt)),
+                       ("front", T), ("cats", T), ("copen", T), ("nbr", T),
+                       ("slot", S), ("flist", T), ("fpos", T), ("obsc", obsc_size(rows, cols, nt)),
                        ("disc", nc + NUM_PRINCESS)):
         o[name] = k
         k += size

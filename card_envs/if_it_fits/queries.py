@@ -29,6 +29,8 @@ from card_envs.if_it_fits.layout import (
     B_SPRAY,
     B_TOYS,
     BOX_ROW,
+    CAT_BITS,
+    CAT_MASK,
     CF_ADV,
     CF_COLS,
     CF_NB,
@@ -37,14 +39,12 @@ from card_envs.if_it_fits.layout import (
     CF_O_COPEN,
     CF_O_FLIST,
     CF_O_FRONT,
-    CF_O_NBC,
-    CF_O_OPENNB,
+    CF_O_NBR,
     CF_O_PARENT,
     CF_O_SLOT,
-    CF_O_SLOTOK,
-    CF_O_WALLNB,
     CF_ROWS,
     CF_TABLE,
+    COPEN_SLOT,
     F_BALL,
     F_OPEN,
     F_SPRAY,
@@ -58,7 +58,9 @@ from card_envs.if_it_fits.layout import (
     N_M,
     N_NROOT,
     N_ROOTS,
-    NCOUNT,
+    NBR_COUNT,
+    NBR_OPEN,
+    NBR_WALL,
     NUM_START,
     OPEN_N,
     OPEN_S,
@@ -72,9 +74,10 @@ from card_envs.if_it_fits.layout import (
 
 __all__ = ["any_fit", "around", "box_allows", "box_counters", "box_points", "box_value",
            "boxes", "card_box", "card_cell_ok", "card_open", "cat_allowed", "cat_count", "find",
-           "fits", "free_cells", "neighbour", "neighbour_at", "rot_open", "score", "sleep_cell_ok",
-           "sleep_dir_ok", "sleep_joins", "slots_opened", "sprayed", "start_end_cell",
-           "start_fit", "toward", "toy_slot_ok"]
+           "fits", "free_cells", "nbr_count", "neighbour", "neighbour_at", "open_nbr",
+           "rot_open", "score", "sleep_cell_ok", "sleep_dir_ok", "sleep_joins", "slot_ok",
+           "slots_opened", "sprayed", "start_end_cell", "start_fit", "toward", "toy_slot_ok",
+           "wall_nbr"]
 
 
 # --- geometry ------------------------------------------------------------------------------
@@ -145,31 +148,46 @@ def find(state: np.ndarray, cfg: np.ndarray, i: int) -> int:
 
 
 # --- where things may go -------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def open_nbr(state: np.ndarray, cfg: np.ndarray, i: int) -> int:
+    """The directions (bits) in which a card shows cell ``i`` an open side."""
+    return (state[cfg[CF_O_NBR] + i] >> NBR_OPEN) & ALL_OPEN
+
+
+@njit(cache=True, inline="always")
+def wall_nbr(state: np.ndarray, cfg: np.ndarray, i: int) -> int:
+    """The directions (bits) in which a card shows cell ``i`` a wall."""
+    return (state[cfg[CF_O_NBR] + i] >> NBR_WALL) & ALL_OPEN
+
+
+@njit(cache=True, inline="always")
+def nbr_count(state: np.ndarray, cfg: np.ndarray, i: int) -> int:
+    """The occupied neighbours of cell ``i`` (cards and sleeping cats, 0-4)."""
+    return state[cfg[CF_O_NBR] + i] >> NBR_COUNT
+
+
 @njit(cache=True)
 def cat_allowed(state: np.ndarray, cfg: np.ndarray, p: int, root: int) -> bool:
     """The cat rule: seat ``p`` may add a cat to the box ``root`` unless another player or a
-    Princess has a cat there and ``p`` has none."""
-    ct = cfg[CF_O_CATS] + root * NCOUNT
-    if state[ct + p] > 0:
+    Princess has a cat there and ``p`` has none (read from the box's CATS word)."""
+    w = state[cfg[CF_O_CATS] + root]
+    if w == 0:
         return True
-    for o in range(NCOUNT):
-        if state[ct + o] > 0:
-            return False
-    return True
+    return (w >> (CAT_BITS * p)) & CAT_MASK != 0
 
 
 @njit(cache=True, inline="always")
 def fits(state: np.ndarray, cfg: np.ndarray, i: int, o: int) -> bool:
     """Advanced rule: no wall of the new card (open sides ``o``) in cell ``i`` faces a wall of
     a neighbouring card."""
-    return (state[cfg[CF_O_WALLNB] + i] & ~o & ALL_OPEN) == 0
+    return (wall_nbr(state, cfg, i) & ~o) == 0
 
 
 @njit(cache=True)
 def card_cell_ok(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, strict: bool) -> bool:
     """Card ``cid`` may go to cell ``i`` (empty, next to a card; with ``strict`` the advanced
     no-wall-to-wall rule holds for one of its rotations)."""
-    if state[cfg[CF_O_CELL] + i] != 0 or state[cfg[CF_O_NBC] + i] == 0:
+    if state[cfg[CF_O_CELL] + i] != 0 or nbr_count(state, cfg, i) == 0:
         return False
     if not strict:
         return True
@@ -222,7 +240,7 @@ def sleep_dir_ok(state: np.ndarray, cfg: np.ndarray, p: int, i: int, d: int) -> 
     """A sleeping cat of ``p`` in cell ``i`` may join the box of the card in direction ``d``:
     that card shows an open side to ``i`` and the cat rule allows ``p`` in its box (the boxes
     it merely faces do not matter)."""
-    if not state[cfg[CF_O_OPENNB] + i] & (1 << d):
+    if not open_nbr(state, cfg, i) & (1 << d):
         return False
     return cat_allowed(state, cfg, p, find(state, cfg, toward(cfg, i, d)))
 
@@ -230,7 +248,7 @@ def sleep_dir_ok(state: np.ndarray, cfg: np.ndarray, p: int, i: int, d: int) -> 
 @njit(cache=True)
 def sleep_joins(state: np.ndarray, cfg: np.ndarray, p: int, i: int, on: int) -> bool:
     """A sleeping cat of ``p`` in the empty cell ``i`` has a box to join among the cards that
-    show ``i`` an open side in the directions ``on`` (bits; ``OPENNB`` of ``i``)."""
+    show ``i`` an open side in the directions ``on`` (bits; :func:`open_nbr` of ``i``)."""
     for d in range(4):
         if on >> d & 1:
             if cat_allowed(state, cfg, p, find(state, cfg, toward(cfg, i, d))):
@@ -243,17 +261,20 @@ def sleep_cell_ok(state: np.ndarray, cfg: np.ndarray, p: int, i: int) -> bool:
     """``p`` may lay a sleeping cat in cell ``i`` (empty, with a box it may join)."""
     if state[cfg[CF_O_CELL] + i] != 0:
         return False
-    on = state[cfg[CF_O_OPENNB] + i]
-    if on == 0:
-        return False
-    return sleep_joins(state, cfg, p, i, on)
+    return sleep_joins(state, cfg, p, i, open_nbr(state, cfg, i))
+
+
+@njit(cache=True, inline="always")
+def slot_ok(state: np.ndarray, cfg: np.ndarray, s: int) -> bool:
+    """Slot ``s`` is a cat slot (both long sides open, joined: ``COPEN_SLOT`` of cell ``s``)."""
+    return state[cfg[CF_O_COPEN] + s] & COPEN_SLOT != 0
 
 
 @njit(cache=True)
 def toy_slot_ok(state: np.ndarray, cfg: np.ndarray, p: int, s: int) -> bool:
     """Slot ``s`` is a free cat slot in a box the cat rule lets ``p`` into (where ``p``'s awake
     cat or drawn special toy card may go)."""
-    if state[cfg[CF_O_SLOTOK] + s] != 1 or state[cfg[CF_O_SLOT] + s] != 0:
+    if not slot_ok(state, cfg, s) or state[cfg[CF_O_SLOT] + s] != 0:
         return False  # (tests, not a value-context ``and``: numba compiles those slowly)
     return cat_allowed(state, cfg, p, find(state, cfg, s))
 
@@ -262,7 +283,7 @@ def toy_slot_ok(state: np.ndarray, cfg: np.ndarray, p: int, s: int) -> bool:
 def slots_opened(state: np.ndarray, cfg: np.ndarray, i: int, o: int) -> int:
     """The cat slots (0-2) a card with open sides ``o`` laid in the empty cell ``i`` makes: to
     the north and south, where it is open and the card there shows it an open side."""
-    both = o & state[cfg[CF_O_OPENNB] + i]
+    both = o & open_nbr(state, cfg, i)
     return (1 if both & OPEN_N else 0) + (1 if both & OPEN_S else 0)
 
 

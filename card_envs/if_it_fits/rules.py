@@ -39,9 +39,7 @@ from card_envs.if_it_fits.layout import (
     CF_COLS,
     CF_NB,
     CF_NC,
-    CF_O_CATS,
     CF_O_FLIST,
-    CF_O_OPENNB,
     CF_O_PILE,
     CF_ROWS,
     CF_TABLE,
@@ -49,7 +47,6 @@ from card_envs.if_it_fits.layout import (
     FIELDS,
     HANDMAX,
     KIND_TOY,
-    NCOUNT,
     NUM_START,
     P_CAT,
     P_CELL,
@@ -86,6 +83,7 @@ from card_envs.if_it_fits.layout import (
     SLOT_TOY,
 )
 from card_envs.if_it_fits.parts.board import (
+    add_cat,
     place_card,
     place_sleeper,
     princess_replace,
@@ -113,6 +111,7 @@ from card_envs.if_it_fits.queries import (
     card_open,
     find,
     fits,
+    open_nbr,
     sleep_dir_ok,
     sleep_joins,
     start_end_cell,
@@ -194,10 +193,10 @@ def legal_mask(state: np.ndarray, cfg: np.ndarray, mask: np.ndarray) -> None:
                 if loc >= 0:
                     mask[T + loc if loc < S else loc - S] = 1
     elif ph == P_SLEEP_CELL:
-        fl, onb = cfg[CF_O_FLIST], cfg[CF_O_OPENNB]
+        fl = cfg[CF_O_FLIST]
         for k in range(state[S_FRONTN]):  # sleep_cell_ok on the frontier (empty cells)
             i = state[fl + k]
-            on = state[onb + i]
+            on = open_nbr(state, cfg, i)
             if on != 0 and sleep_joins(state, cfg, p, i, on):
                 mask[i] = 1
     elif ph == P_SLEEP_DIR:
@@ -295,7 +294,7 @@ def _step_cat(state: np.ndarray, cfg: np.ndarray, action: int, rewards: np.ndarr
     if action - _specials(cfg) != A_SKIP:
         s = action - cfg[CF_ROWS] * cfg[CF_COLS]
         set_slot(state, cfg, s, p + 1)
-        state[cfg[CF_O_CATS] + find(state, cfg, s) * NCOUNT + p] += 1
+        add_cat(state, cfg, find(state, cfg, s), p)
         state[S_SUPPLY + p] -= 1
         set_catloc(state, p, -1, s)
     return end_turn(state, cfg, rewards)

@@ -18,7 +18,14 @@ from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
 from card_envs.if_it_fits import layout as L
 from card_envs.if_it_fits.parts.arrays import read_table
 from card_envs.if_it_fits.parts.board import rebuild
-from card_envs.if_it_fits.queries import any_fit, find, neighbour, sleep_cell_ok, start_end_cell
+from card_envs.if_it_fits.queries import (
+    any_fit,
+    find,
+    nbr_count,
+    neighbour,
+    sleep_cell_ok,
+    start_end_cell,
+)
 
 _require = requirer("if_it_fits")
 
@@ -244,12 +251,11 @@ def check_state(g: Game, state: np.ndarray) -> None:
     # derived structures agree with a rebuild from the table
     ref = state.copy()
     rebuild(ref, g.cfg)
-    for name, size in (("copen", T), ("nbc", T), ("wallnb", T), ("opennb", T),
-                       ("slotok", S), ("obsc", g.lay["disc"] - g.lay["obsc"])):
+    for name, size in (("copen", T), ("nbr", T), ("obsc", g.lay["disc"] - g.lay["obsc"])):
         _require(np.array_equal(g.arr(state, name, size), g.arr(ref, name, size)),
                  f"derived {name} matches the table")
-    slotok, copen = g.arr(state, "slotok", S), g.arr(state, "copen", T)
-    _require(bool((slotok[slots != 0] == 1).all()),
+    copen = g.arr(state, "copen", T)
+    _require(bool((copen[:S][slots != 0] & L.COPEN_SLOT).all()),
              "cats and toy cards lie only on cat slots (two joined open sides)")
     joins = g.arr(state, "sjoin", T)
     for i in np.flatnonzero(cells < 0).tolist():
@@ -270,8 +276,7 @@ def check_state(g: Game, state: np.ndarray) -> None:
         ra, rb = find(a, g.cfg, i), find(b, g.cfg, i)
         fa, fb = g.lay["front"], g.lay["cats"]
         _require(a[fa + ra] == b[fa + rb], "box open-side counter")
-        _require(np.array_equal(a[fb + ra * L.NCOUNT:fb + (ra + 1) * L.NCOUNT],
-                                b[fb + rb * L.NCOUNT:fb + (rb + 1) * L.NCOUNT]), "box cat counters")
+        _require(a[fb + ra] == b[fb + rb], "box cat counters")
     ph = L.PHASES[phase]
     if ph.startswith("start"):
         _require(state[L.S_STARTN] < n, "start phase while start cards remain")
@@ -358,7 +363,7 @@ def _check_turn(g: Game, state: np.ndarray, ph: str, cur: int,
                  "the sleeping cat's cell is chosen")
     if ph == "rotation":
         _require(selcell >= 0 and cells[selcell] == 0 and
-                 state[g.lay["nbc"] + selcell] > 0, "the card's cell is chosen")
+                 nbr_count(state, g.cfg, selcell) > 0, "the card's cell is chosen")
     if ph == "cat":
         _require(played >= 0 and cells[played] > 0 and supply[cur] >= 1,
                  "a card was played this turn and a cat is left")

@@ -19,8 +19,7 @@ from card_envs.if_it_fits.parts.deck import card_table
 
 _OFFSETS = ((L.CF_O_PILE, "pile"), (L.CF_O_CELL, "cell"), (L.CF_O_SJOIN, "sjoin"),
             (L.CF_O_PARENT, "parent"), (L.CF_O_FRONT, "front"), (L.CF_O_CATS, "cats"),
-            (L.CF_O_COPEN, "copen"), (L.CF_O_NBC, "nbc"), (L.CF_O_WALLNB, "wallnb"),
-            (L.CF_O_OPENNB, "opennb"), (L.CF_O_SLOT, "slot"), (L.CF_O_SLOTOK, "slotok"),
+            (L.CF_O_COPEN, "copen"), (L.CF_O_NBR, "nbr"), (L.CF_O_SLOT, "slot"),
             (L.CF_O_OBSC, "obsc"), (L.CF_O_DISC, "disc"), (L.CF_SIZE, "size"),
             (L.CF_O_FLIST, "flist"), (L.CF_O_FPOS, "fpos"))
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from card_envs.core.jit import njit
 from card_envs.if_it_fits.layout import (
+    CAT_BITS,
     CATS_EACH,
     CELL_PRINCESS,
     CF_COLS,
@@ -22,24 +23,24 @@ from card_envs.if_it_fits.layout import (
     CF_O_FLIST,
     CF_O_FPOS,
     CF_O_FRONT,
-    CF_O_NBC,
+    CF_O_NBR,
     CF_O_OBSC,
-    CF_O_OPENNB,
     CF_O_PARENT,
     CF_O_SJOIN,
     CF_O_SLOT,
-    CF_O_SLOTOK,
-    CF_O_WALLNB,
     CF_ROWS,
     CF_TABLE,
     CK_SLEEPER,
+    COPEN_SLOT,
     F_BALL,
     F_KIND,
     F_SPRAY,
     FIELDS,
     IDX,
     MAX_PLAYERS,
-    NCOUNT,
+    NBR_COUNT,
+    NBR_OPEN,
+    NBR_WALL,
     NPLANES,
     NUM_START,
     PK_JOIN,
@@ -60,7 +61,14 @@ from card_envs.if_it_fits.layout import (
     TR_ROW,
     TR_TOYS,
 )
-from card_envs.if_it_fits.queries import card_open, find, neighbour, neighbour_at, toward
+from card_envs.if_it_fits.queries import (
+    card_open,
+    find,
+    nbr_count,
+    neighbour,
+    neighbour_at,
+    toward,
+)
 
 
 @njit(cache=True, inline="always")
@@ -82,6 +90,13 @@ def toy_put(state: np.ndarray, cfg: np.ndarray, planes: int, k: int, v: int) -> 
     w = cfg[CF_O_OBSC] + ((planes + 7) >> 3) + (k >> 2)
     sh = 8 * (k & 3)  # (every entry is below 128: the word stays an int32)
     state[w] = (int(state[w]) & ~(0xFF << sh)) | ((v & 0xFF) << sh)
+
+
+@njit(cache=True, inline="always")
+def add_cat(state: np.ndarray, cfg: np.ndarray, root: int, o: int) -> None:
+    """One more cat of owner ``o`` (a seat, or ``PRINCESS_OWNER``) in the box ``root``: its
+    counter in the box's CATS word (``CAT_BITS`` bits from ``CAT_BITS * o``)."""
+    state[cfg[CF_O_CATS] + root] += 1 << (CAT_BITS * o)
 
 
 @njit(cache=True)
@@ -125,9 +140,8 @@ def union(state: np.ndarray, cfg: np.ndarray, a: int, b: int) -> None:
     state[fr + ra] += state[fr + rb]
     state[fr + rb] = 0
     ct = cfg[CF_O_CATS]
-    for o in range(NCOUNT):
-        state[ct + ra * NCOUNT + o] += state[ct + rb * NCOUNT + o]
-        state[ct + rb * NCOUNT + o] = 0
+    state[ct + ra] += state[ct + rb]  # every counter at once (layout: they never carry)
+    state[ct + rb] = 0
 
 
 @njit(cache=True)
@@ -139,15 +153,13 @@ def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -
     c = i % C
     o = card_open(cfg, cid, rot)
     cell, fr, par = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_PARENT]
-    nbc = cfg[CF_O_NBC]
+    nbr = cfg[CF_O_NBR]
     frontier_remove(state, cfg, i)
     state[cell + i] = 1 + 2 * cid + rot
     state[cfg[CF_O_COPEN] + i] = o
     state[par + i] = i
     state[cfg[CF_O_SJOIN] + i] = -1
-    ct = cfg[CF_O_CATS] + i * NCOUNT
-    for q in range(NCOUNT):
-        state[ct + q] = 0
+    state[cfg[CF_O_CATS] + i] = 0
     f = 0
     for d in range(4):
         bit = 1 << d
@@ -158,13 +170,12 @@ def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -
                 f += 1  # an open side on the edge: this box can never close
             continue
         v = state[cell + j]
-        if v == 0 and state[nbc + j] == 0:
+        if v == 0 and nbr_count(state, cfg, j) == 0:
             frontier_add(state, cfg, j)
-        state[nbc + j] += 1  # kept for every cell, so the result is order-independent
-        if o & bit:
-            state[cfg[CF_O_OPENNB] + j] |= 1 << opp
-        else:
-            state[cfg[CF_O_WALLNB] + j] |= 1 << opp
+        # one more neighbour, showing j an open side or a wall (kept for every cell, so the
+        # result is order-independent)
+        side = NBR_OPEN if o & bit else NBR_WALL
+        state[nbr + j] = (state[nbr + j] + (1 << NBR_COUNT)) | (1 << (side + opp))
         if v == 0:
             if o & bit:
                 f += 1
@@ -177,10 +188,10 @@ def place_card(state: np.ndarray, cfg: np.ndarray, i: int, cid: int, rot: int) -
             continue
         if o & (1 << d) and state[cfg[CF_O_COPEN] + j] & (1 << ((d + 2) & 3)):
             union(state, cfg, i, j)
-            if d == 0:
-                state[cfg[CF_O_SLOTOK] + j] = 1
+            if d == 0:  # joined north or south: the slot between is a cat slot
+                state[cfg[CF_O_COPEN] + j] |= COPEN_SLOT
             elif d == 2:
-                state[cfg[CF_O_SLOTOK] + i] = 1
+                state[cfg[CF_O_COPEN] + i] |= COPEN_SLOT
     # observation planes (absolute seats)
     tb = CF_TABLE + cid * FIELDS
     obs_put(state, cfg, PK_KIND * T + i, cfg[tb + F_KIND] + 1)
@@ -197,7 +208,7 @@ def place_sleeper(state: np.ndarray, cfg: np.ndarray, i: int, owner: int, jd: in
     C = cfg[CF_COLS]
     T = cfg[CF_ROWS] * C
     c = i % C
-    cell, fr, nbc = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_NBC]
+    cell, fr, nbr = cfg[CF_O_CELL], cfg[CF_O_FRONT], cfg[CF_O_NBR]
     frontier_remove(state, cfg, i)
     j0 = toward(cfg, i, jd)
     root = find(state, cfg, j0)
@@ -206,15 +217,15 @@ def place_sleeper(state: np.ndarray, cfg: np.ndarray, i: int, owner: int, jd: in
     state[cfg[CF_O_PARENT] + i] = root
     state[cfg[CF_O_SJOIN] + i] = j0
     state[fr + i] = 0
-    state[cfg[CF_O_CATS] + root * NCOUNT + owner] += 1
+    add_cat(state, cfg, root, owner)
     for d in range(4):
         j = neighbour_at(i, c, C, T, d)
         if j < 0:
             continue
         v = state[cell + j]
-        if v == 0 and state[nbc + j] == 0:
+        if v == 0 and nbr_count(state, cfg, j) == 0:
             frontier_add(state, cfg, j)
-        state[nbc + j] += 1
+        state[nbr + j] += 1 << NBR_COUNT
         if v > 0 and state[cfg[CF_O_COPEN] + j] & (1 << ((d + 2) & 3)):
             state[fr + find(state, cfg, j)] -= 1
     obs_put(state, cfg, PK_KIND * T + i, CK_SLEEPER)
@@ -258,7 +269,6 @@ def princess_replace(state: np.ndarray, cfg: np.ndarray, target: int) -> None:
     the cat goes back to its owner's supply."""
     T = cfg[CF_ROWS] * cfg[CF_COLS]
     S = T - cfg[CF_COLS]
-    ct = cfg[CF_O_CATS]
     if target < S:
         owner = state[cfg[CF_O_SLOT] + target] - 1
         root = find(state, cfg, target)
@@ -269,8 +279,8 @@ def princess_replace(state: np.ndarray, cfg: np.ndarray, target: int) -> None:
         root = find(state, cfg, i)
         state[cfg[CF_O_CELL] + i] = CELL_PRINCESS
         obs_put(state, cfg, PK_OWNER * T + i, SLOT_PRINCESS)
-    state[ct + root * NCOUNT + owner] -= 1
-    state[ct + root * NCOUNT + PRINCESS_OWNER] += 1
+    add_cat(state, cfg, root, PRINCESS_OWNER)
+    state[cfg[CF_O_CATS] + root] -= 1 << (CAT_BITS * owner)  # the cat leaves the box
     state[S_SUPPLY + owner] += 1
     set_catloc(state, owner, target, -1)
 
@@ -330,7 +340,7 @@ def rebuild(state: np.ndarray, cfg: np.ndarray) -> None:
         set_slot(state, cfg, s, v)
         root = find(state, cfg, s)
         if 1 <= v <= MAX_PLAYERS:
-            state[cfg[CF_O_CATS] + root * NCOUNT + v - 1] += 1
+            add_cat(state, cfg, root, v - 1)
             set_catloc(state, v - 1, -1, s)
         elif v == SLOT_PRINCESS:
-            state[cfg[CF_O_CATS] + root * NCOUNT + PRINCESS_OWNER] += 1
+            add_cat(state, cfg, root, PRINCESS_OWNER)

@@ -15,7 +15,6 @@ from card_envs.if_it_fits.layout import (
     CF_COLS,
     CF_NC,
     CF_O_FLIST,
-    CF_O_OPENNB,
     CF_ROWS,
     HANDMAX,
     S_FRONTN,
@@ -25,7 +24,7 @@ from card_envs.if_it_fits.layout import (
     S_RELAX,
     S_SUPPLY,
 )
-from card_envs.if_it_fits.queries import sleep_joins, toy_slot_ok
+from card_envs.if_it_fits.queries import open_nbr, sleep_joins, toy_slot_ok
 
 
 @njit(cache=True, inline="always")
@@ -38,10 +37,9 @@ def strict(state: np.ndarray, cfg: np.ndarray) -> bool:
 def any_sleep(state: np.ndarray, cfg: np.ndarray, p: int) -> bool:
     """``p`` has a cell for a sleeping cat."""
     fl = cfg[CF_O_FLIST]
-    onb = cfg[CF_O_OPENNB]
     for k in range(state[S_FRONTN]):  # sleep_cell_ok on the frontier (empty cells)
         i = state[fl + k]
-        on = state[onb + i]
+        on = open_nbr(state, cfg, i)
         if on != 0 and sleep_joins(state, cfg, p, i, on):
             return True
     return False

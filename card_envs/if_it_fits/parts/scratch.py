@@ -12,7 +12,13 @@ import numpy as np
 from card_envs.core import kernels as K
 from card_envs.core.jit import njit
 from card_envs.if_it_fits import layout as L
-from card_envs.if_it_fits.parts.board import place_card, place_sleeper, set_catloc, set_slot
+from card_envs.if_it_fits.parts.board import (
+    add_cat,
+    place_card,
+    place_sleeper,
+    set_catloc,
+    set_slot,
+)
 from card_envs.if_it_fits.queries import box_counters, box_points, find
 
 # The features' workspace of one observation, three arrays passed to every helper. ``W``
@@ -104,7 +110,7 @@ def scratch(obs: np.ndarray, cfg: np.ndarray, st: np.ndarray, scfg: np.ndarray) 
         set_slot(st, scfg, s, code)
         if v <= L.MAX_PLAYERS or v == L.SLOT_PRINCESS:
             owner = v - 1 if v <= L.MAX_PLAYERS else L.PRINCESS_OWNER
-            st[cfg[L.CF_O_CATS] + find(st, scfg, s) * L.NCOUNT + owner] += 1
+            add_cat(st, scfg, find(st, scfg, s), owner)
             if owner != L.PRINCESS_OWNER:
                 set_catloc(st, owner, -1, s)
     st[K.PHASE] = obs[Y + L.Y_PHASE]

@@ -139,7 +139,7 @@ def test_sleeping_cat_queries_agree(seed: int, n: int, small: bool) -> None:
         for p in range(n):
             want = sleeping_cells(g, s, p)
             assert [bool(sleep_cell_ok(s, g.cfg, p, i)) for i in range(g.T)] == want
-            on = s[g.lay["opennb"]:g.lay["opennb"] + g.T]
+            on = (s[g.lay["nbr"]:g.lay["nbr"] + g.T] >> L.NBR_OPEN) & L.ALL_OPEN
             joins = [bool(on[i] and s[g.lay["cell"] + i] == 0
                           and sleep_joins(s, g.cfg, p, i, on[i])) for i in range(g.T)]
             assert joins == want

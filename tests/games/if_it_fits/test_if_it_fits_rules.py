@@ -19,6 +19,7 @@ from card_envs.if_it_fits.layout import (
     A_SKIP,
     A_SLEEP,
 )
+from card_envs.if_it_fits.queries import slot_ok
 from if_it_fits_ref import (
     DECK,
     Model,
@@ -38,12 +39,12 @@ def test_example_two_stacked_cards_form_one_box_with_a_slot() -> None:
     bx = engine_boxes(env)
     assert [b["cells"] for b in bx] == [[(4, 5), (5, 5)]]
     same_boxes(env)
-    assert env.game.arr(env.state_array, "slotok", env.game.S)[4 * 11 + 5] == 1
+    assert slot_ok(env.state_array, env.game.cfg, 4 * 11 + 5)
     # a wall on either side: two boxes, no slot
     for upper, lower in ((("U2-1", 0), ("I1-2", 0)), (("I1-1", 0), ("U1-1", 1))):
         position(env, {(4, 5): upper, (5, 5): lower})
         assert len(engine_boxes(env)) == 2
-        assert env.game.arr(env.state_array, "slotok", env.game.S).sum() == 0
+        assert not any(slot_ok(env.state_array, env.game.cfg, s) for s in range(env.game.S))
         same_boxes(env)
 
 
