@@ -33,7 +33,7 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.dev
 	$(BIN)/ruff check card_envs agents compat examples tests benchmarks
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --durations=25
 
 # The long runs (marker `stress`): random play, agents, fuzzing and arenas at 10x CI size.
 stress: $(VENV)/.dev
