@@ -156,28 +156,33 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         trees = {"old": _tree(args.old, tmp, "old"), "new": _tree(args.new, tmp, "new")}
-        runs: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
-        loads: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
         try:
-            if args.same_harness:
-                res = _same_harness(trees, args)
-            for r in range(0 if args.same_harness else args.rounds):
-                for side in ("old", "new"):
-                    log(f"round {r + 1}/{args.rounds}: {side} tree ({trees[side]})")
-                    ratios, load = _run(trees[side], tmp / f"{side}{r}.json", args)
-                    runs[side].append(ratios)
-                    loads[side].append(load)
+            res = (_same_harness(trees, args) if args.same_harness
+                   else _own_harness(trees, args, tmp))
         finally:
             for tree in trees.values():
                 if tree != ROOT:
                     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                                     str(tree)], capture_output=True)
-    if args.same_harness:
-        geo = statistics.geometric_mean(t["new_over_old"] for t in res["table"])
-        print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, same harness, old "
-              f"{args.old}, new {args.new or 'working tree'})")
-        _write(args, {"mode": "same-harness", **res, "geometric_mean_new_over_old": geo})
-        return
+    geo = statistics.geometric_mean(t["new_over_old"] for t in res["table"])
+    mode = "same-harness" if args.same_harness else "throughput.py"
+    print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, {mode}, old {args.old}, "
+          f"new {args.new or 'working tree'})")
+    _write(args, {"mode": mode, **res, "geometric_mean_new_over_old": geo})
+
+
+def _own_harness(trees: dict[str, Path], args: argparse.Namespace, tmp: Path
+                 ) -> dict[str, Any]:
+    """Rounds of each tree's own ``throughput.py``; per row the mean ratio to the anchor of
+    each tree and new/old."""
+    runs: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
+    loads: dict[str, list[dict[tuple, float]]] = {"old": [], "new": []}
+    for r in range(args.rounds):
+        for side in ("old", "new"):
+            log(f"round {r + 1}/{args.rounds}: {side} tree ({trees[side]})")
+            ratios, load = _run(trees[side], tmp / f"{side}{r}.json", args)
+            runs[side].append(ratios)
+            loads[side].append(load)
     keys = [k for k in runs["old"][0] if all(k in x for x in runs["old"] + runs["new"])]
     table: list[dict[str, Any]] = []
     print(f"{'game':16} {'variant':10} {'B':>5}  {'old vs anchor':>13}  {'new vs anchor':>13}"
@@ -190,12 +195,8 @@ def main(argv: list[str] | None = None) -> None:
                       "new_over_old": n / o, "max_other_cpu_load": load})
         print(f"{k[0]:16} {k[1]:10} {str(k[2] or '-'):>5}  {o:12.1f}x  {n:12.1f}x  {n / o:7.3f}"
               f"  {load:5.2f}{'  busy' if load > BUSY else ''}")
-    geo = statistics.geometric_mean(t["new_over_old"] for t in table)
-    print(f"geometric mean new/old: {geo:.3f} ({args.rounds} rounds, old {args.old}, "
-          f"new {args.new or 'working tree'})")
-    _write(args, {"mode": "throughput.py", "table": table, "geometric_mean_new_over_old": geo,
-                  "runs": {s: [[[*k, v] for k, v in x.items()] for x in runs[s]]
-                           for s in runs}})
+    return {"table": table,
+            "runs": {s: [[[*k, v] for k, v in x.items()] for x in runs[s]] for s in runs}}
 
 
 def _write(args: argparse.Namespace, result: dict[str, Any]) -> None:

@@ -477,14 +477,13 @@ def boxes(state: np.ndarray, cfg: np.ndarray) -> list[dict[str, Any]]:
     tools): per box, ordered by its first cell, its ``cells`` ((row, col), sorted),
     ``closed``, ``toys`` ([ball, mouse, yarn]), ``sprayers``, ``value``, per seat its
     ``awake`` and ``asleep`` cats, ``points`` and ``minus`` points, and its ``princesses``."""
-    st = state.copy()
     n, C = int(cfg[C_PLAYERS]), int(cfg[CF_COLS])
     T = int(cfg[CF_ROWS]) * C
     W = np.zeros((T, BOX_ROW), np.int32)
-    box_counters(st, cfg, W)
+    box_counters(state, cfg, W)
     cells: dict[int, list[tuple[int, int]]] = {}
-    for i in np.flatnonzero(st[cfg[CF_O_CELL]:cfg[CF_O_CELL] + T]).tolist():
-        cells.setdefault(int(find(st, cfg, i)), []).append((i // C, i % C))
+    for i in np.flatnonzero(state[cfg[CF_O_CELL]:cfg[CF_O_CELL] + T]).tolist():
+        cells.setdefault(int(find(state, cfg, i)), []).append((i // C, i % C))
     P = np.zeros((1, MAX_PLAYERS))
     out = []
     for r, cs in cells.items():
