@@ -190,3 +190,20 @@ def test_compare_commits_smoke(tmp_path: Path, same_harness: bool) -> None:
         assert d["table"][0]["old_median_steps_per_s"] > 0
     assert all(t["new_over_old"] > 0 for t in d["table"])
     assert worktrees() == before
+
+
+@pytest.mark.stress
+def test_profile_batched_smoke(tmp_path: Path) -> None:
+    """benchmarks/profile_batched.py: every driver replays the recorded games (the script
+    checks it), the table and the JSON."""
+    out = tmp_path / "profile.json"
+    cmd = [sys.executable, str(BENCHMARKS / "profile_batched.py"), "--games", "slide_v0",
+           "--batch-sizes", "256", "--warmup", "3", "--steps", "3", "--rounds", "1",
+           "--seconds", "0.05", "--json", str(out)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True)
+    assert "out-cached" in run.stdout and "x anchor" in run.stdout
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["game"] == "slide_v0" and row["batch_size"] == 256
+    drivers = _bench_module("profile_batched").DRIVERS
+    assert set(row["ns_per_step"]) == {name for name, *_ in drivers}
+    assert all(v > 0 for v in row["ns_per_step"].values()) and row["vec_loop_ratio_to_anchor"] > 0
