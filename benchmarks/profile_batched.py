@@ -61,10 +61,7 @@ def build_driver(game: Any, with_mask: bool, with_obs: bool, cached: bool) -> An
         for i in prange(n):
             s = states[i]
             if step(s, cfg, actions[i], rewards[i]) & K.ST_DONE:
-                lo, hi = s[K.RNG_LO], s[K.RNG_HI]
-                s[:] = 0
-                s[K.RNG_LO] = lo
-                s[K.RNG_HI] = hi
+                K.clear_keep_rng(s)
                 init(s, cfg)
             c = s[K.CUR]
             cur[i] = c

@@ -56,6 +56,17 @@ def rng_seed(state: np.ndarray, seed: np.uint64) -> None:
     state[RNG_HI] = np.int32(np.uint32(seed >> _S32))
 
 
+@njit(cache=True, inline="always")
+def clear_keep_rng(state: np.ndarray) -> None:
+    """Zero ``state`` except its RNG words: the start of dealing the next game from the RNG
+    the last one left (the batched engine's auto-reset)."""
+    lo = state[RNG_LO]
+    hi = state[RNG_HI]
+    state[:] = 0
+    state[RNG_LO] = lo
+    state[RNG_HI] = hi
+
+
 @njit(cache=True)
 def rng_next(state: np.ndarray) -> np.uint64:
     """splitmix64: advance the RNG held in the state header, return 64 random bits."""

@@ -119,11 +119,7 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
                 truncated[i] = trunc
                 if want_final:
                     observe(s, cfg, final_seat[i], final_obs[i])
-                lo = s[K.RNG_LO]
-                hi = s[K.RNG_HI]
-                s[:] = 0
-                s[K.RNG_LO] = lo
-                s[K.RNG_HI] = hi
+                K.clear_keep_rng(s)
                 init(s, cfg)
             c = s[K.CUR]
             cur[i] = c
