@@ -14,7 +14,6 @@ itself, in one compiled call (:meth:`Engine.step_observe`, :meth:`Engine.observe
 from __future__ import annotations
 
 import hashlib
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -421,7 +420,7 @@ def _turn_kernels(game: Game) -> _Kernels:
     (:func:`card_envs.agents.search.compiled_search`): numba caches only functions of a real
     file, so the templates above go, with imports of the game's kernels, to a module in
     card-envs' kernel cache folder."""
-    from card_envs.core.jit import load_generated
+    from card_envs.core.jit import load_generated, template_source
 
     kernels = [getattr(k, "py_func", k) for k in (game.k_step, game.k_legal_mask,
                                                  game.k_observe, game.k_init)]
@@ -436,10 +435,10 @@ def _turn_kernels(game: Game) -> _Kernels:
     constants = "\n".join(f"{name} = {globals()[name]!r}" for name in _TURN_CONSTANTS)
     text = _TURN_MODULE.format(
         env_id=game.env_id, dtype=dtype.name, constants=constants, **imports,
-        fill_source=_source(turn_fill_template, "_turn_fill"),
-        observe_source=_source(turn_observe_template, "turn_observe"),
-        step_source=_source(turn_step_template, "turn_step"),
-        new_source=_source(turn_new_template, "turn_new"))
+        fill_source=template_source(turn_fill_template, "_turn_fill"),
+        observe_source=template_source(turn_observe_template, "turn_observe"),
+        step_source=template_source(turn_step_template, "turn_step"),
+        new_source=template_source(turn_new_template, "turn_new"))
     digest = hashlib.sha1(repr(names).encode()).hexdigest()[:8]
     module = load_generated(f"turn_{game.env_id}_{dtype.name}_{digest}", text)
     out = module.turn_step, module.turn_observe, module.turn_new
@@ -453,9 +452,3 @@ def _turn_kernels(game: Game) -> _Kernels:
             kernel.disable_compile()
     _TURN[key] = out
     return out
-
-
-def _source(template: Callable[..., Any], name: str) -> str:
-    """The source of a turn template, renamed ``name``."""
-    src = inspect.getsource(template)
-    return src.replace(f"def {template.__name__}(", f"def {name}(", 1)

@@ -193,3 +193,12 @@ def load_generated(name: str, text: str) -> ModuleType:
     sys.modules[modname] = module
     spec.loader.exec_module(module)
     return module
+
+
+def template_source(template: Callable[..., Any], name: str) -> str:
+    """The source of ``template`` (a function written to be pasted into a generated module),
+    renamed ``name``."""
+    import inspect
+
+    src = inspect.getsource(template)
+    return src.replace(f"def {template.__name__}(", f"def {name}(", 1)
