@@ -258,8 +258,8 @@ _SEARCH: dict[tuple[type, Any], Callable[..., None]] = {}
 def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
     """The search loop of ``type(game)`` with ``policy``, compiled once and cached on disk.
 
-    numba caches only functions defined at the top of a real file (a closure over the kernels,
-    as in :mod:`card_envs.vector`, would be recompiled in every process: ~10 s a game). So the
+    numba caches only functions defined at the top of a real file (a closure over the kernels
+    would be recompiled in every process: ~10 s a game). So the
     source of :func:`search_template` is written, with imports of the game's kernels and the
     policy, to a module in card-envs' kernel cache folder (keyed on the sources, see
     :mod:`card_envs.core.jit`), imported, and its ``search`` used."""

@@ -13,10 +13,10 @@ game; the batched engine's first step; and arena worker processes against one pr
 second fresh process with the cache the first one filled. Per game: the compile phase (env
 and agents built and a warm-up game played, ``card_envs.arena.warm``: compiling, or loading
 from the cache), the arena games themselves, and the batched engine's first step
-(``card_envs.vector.warm``, 256 games: its drivers are compiled in every process, the rule
-kernels come from the cache when warm). The process total includes Python's start and the
-imports. Cold and warm alternate, so both see the same load; the ``load`` figures are the
-CPUs other processes used meanwhile.
+(``card_envs.vector.warm``, 256 games: its drivers and the rule kernels come from the cache
+when warm; the wrappers that pick its thread count compile in every process). The process
+total includes Python's start and the imports. Cold and warm alternate, so both see the same
+load; the ``load`` figures are the CPUs other processes used meanwhile.
 
 **Workers** (``--workers-table``): ``run_arena`` of a few game / agent mixes (2 players, warm
 cache) with ``workers=1``, ``2`` and ``"auto"``, interleaved, ``--repeats`` rounds; the
