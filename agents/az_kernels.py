@@ -27,7 +27,6 @@ the value of the seat that moved into it.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +35,7 @@ import numpy as np
 
 from card_envs.agents.search import _next_u64  # noqa: F401  (the generated module's RNG)
 from card_envs.core import kernels as K
-from card_envs.core.jit import load_generated, njit
+from card_envs.core.jit import load_generated, njit, template_source
 
 # tree node fields (columns of the int32 node table)
 ACT, PAR, MOVER, CHILD, SIB, VISITS, EXP, PEND = range(8)
@@ -280,8 +279,7 @@ def compiled_descend(game: Any, policy: Callable[..., int]) -> Callable[..., Non
     key = (type(game), policy)
     if key in _DESCEND:
         return _DESCEND[key]
-    src = inspect.getsource(descend_template).replace("def descend_template(", "def descend(",
-                                                      1)
+    src = template_source(descend_template, "descend")
     observe = (game.observe or game.rules).__name__
     py = getattr(policy, "py_func", policy)
     text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__, observe=observe,

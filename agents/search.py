@@ -39,7 +39,6 @@ its seat cannot know (tested: resampling the hidden part leaves its choice uncha
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
 from collections.abc import Callable
@@ -51,7 +50,7 @@ from card_envs.agents.base import Agent, legal_actions
 from card_envs.agents.params import Param, check_params
 from card_envs.core import kernels as K
 from card_envs.core.engine import Engine
-from card_envs.core.jit import load_generated, njit
+from card_envs.core.jit import load_generated, njit, template_source
 from card_envs.core.registry import env_class
 
 # tree node fields (columns of the int32 node table)
@@ -267,7 +266,7 @@ def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None
     if key in _SEARCH:
         return _SEARCH[key]
     py = getattr(policy, "py_func", policy)
-    src = inspect.getsource(search_template).replace("def search_template(", "def search(", 1)
+    src = template_source(search_template, "search")
     text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__,
                              policy_module=py.__module__, policy_name=py.__name__, source=src)
     name = f"search_{game.env_id}_{py.__module__.replace('.', '_')}_{py.__name__}"

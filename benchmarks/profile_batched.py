@@ -14,8 +14,8 @@ step at the thread count numba uses (``--threads``).
 
     python benchmarks/profile_batched.py --games if_it_fits_v0 --batch-sizes 512 1024 4096
 
-Prints a table per game and writes JSON (machine, versions, numbers) to ``--json`` (default
-``benchmarks/results/profile_batched-<time>.json``).
+Prints one table (a row per game and batch size) and writes JSON (machine, versions, numbers)
+to ``--json`` (default ``benchmarks/results/profile_batched-<time>.json``).
 """
 
 from __future__ import annotations

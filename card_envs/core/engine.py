@@ -13,7 +13,6 @@ itself, in one compiled call (:meth:`Engine.step_observe`, :meth:`Engine.observe
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -420,7 +419,7 @@ def _turn_kernels(game: Game) -> _Kernels:
     (:func:`card_envs.agents.search.compiled_search`): numba caches only functions of a real
     file, so the templates above go, with imports of the game's kernels, to a module in
     card-envs' kernel cache folder."""
-    from card_envs.core.jit import load_generated, template_source
+    from card_envs.core.jit import kernel_imports, load_generated, template_source
 
     kernels = [getattr(k, "py_func", k) for k in (game.k_step, game.k_legal_mask,
                                                  game.k_observe, game.k_init)]
@@ -428,10 +427,8 @@ def _turn_kernels(game: Game) -> _Kernels:
     key = (*kernels, dtype)
     if key in _TURN:
         return _TURN[key]
-    names = [(k.__module__, k.__name__) for k in kernels]
-    imports = {f"{role}_{part}": value for role, name in zip(("step", "mask", "obs", "init"),
-                                                             names)
-               for part, value in zip(("module", "name"), name)}
+    imports, digest = kernel_imports(step=game.k_step, mask=game.k_legal_mask,
+                                     obs=game.k_observe, init=game.k_init)
     constants = "\n".join(f"{name} = {globals()[name]!r}" for name in _TURN_CONSTANTS)
     text = _TURN_MODULE.format(
         env_id=game.env_id, dtype=dtype.name, constants=constants, **imports,
@@ -439,7 +436,6 @@ def _turn_kernels(game: Game) -> _Kernels:
         observe_source=template_source(turn_observe_template, "turn_observe"),
         step_source=template_source(turn_step_template, "turn_step"),
         new_source=template_source(turn_new_template, "turn_new"))
-    digest = hashlib.sha1(repr(names).encode()).hexdigest()[:8]
     module = load_generated(f"turn_{game.env_id}_{dtype.name}_{digest}", text)
     out = module.turn_step, module.turn_observe, module.turn_new
     if not _jit_disabled():

@@ -195,6 +195,17 @@ def load_generated(name: str, text: str) -> ModuleType:
     return module
 
 
+def kernel_imports(**kernels: Callable[..., Any]) -> tuple[dict[str, str], str]:
+    """For a generated module importing compiled functions: per ``role=kernel``, the format
+    fields ``{role}_module`` and ``{role}_name``, and 8 hex digits naming that set of kernels
+    (for the module's file name)."""
+    names = [(f.__module__, f.__name__) for f in
+             (getattr(k, "py_func", k) for k in kernels.values())]
+    fields = {f"{role}_{part}": value for role, name in zip(kernels, names)
+              for part, value in zip(("module", "name"), name)}
+    return fields, hashlib.sha1(repr(names).encode()).hexdigest()[:8]
+
+
 def template_source(template: Callable[..., Any], name: str) -> str:
     """The source of ``template`` (a function written to be pasted into a generated module),
     renamed ``name``."""

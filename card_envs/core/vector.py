@@ -48,7 +48,6 @@ step, with a line on stderr saying so when asked (``progress=True``).
 
 from __future__ import annotations
 
-import hashlib
 import types
 from time import perf_counter
 from typing import Any
@@ -160,19 +159,14 @@ def _build_drivers(game: Game) -> tuple[Any, ...]:
     as arguments costs ~20 us of typing per call). Returns (reset, step) in a parallel and a
     serial build; all take a thread count first (the parallel build runs on at most that many
     threads, the serial one ignores it)."""
-    from card_envs.core.jit import load_generated, template_source
+    from card_envs.core.jit import kernel_imports, load_generated, template_source
 
-    kernels = [getattr(k, "py_func", k) for k in (game.k_init, game.k_step, game.k_legal_mask,
-                                                 game.k_observe)]
-    names = [(k.__module__, k.__name__) for k in kernels]
-    imports = {f"{role}_{part}": value for role, name in zip(("init", "step", "mask", "obs"),
-                                                             names)
-               for part, value in zip(("module", "name"), name)}
+    imports, digest = kernel_imports(init=game.k_init, step=game.k_step,
+                                     mask=game.k_legal_mask, obs=game.k_observe)
     sources = {f"{kind}_{build}": template_source(template, f"{kind}_{build}")
                for kind, template in (("reset", reset_template), ("step", step_template))
                for build in ("par", "serial")}
     text = _DRIVER_MODULE.format(env_id=game.env_id, **imports, **sources)
-    digest = hashlib.sha1(repr(names).encode()).hexdigest()[:8]
     module = load_generated(f"vector_{game.env_id}_{digest}", text)
     return (_with_threads(module.reset_par), _with_threads(module.step_par),
             module.reset_serial, module.step_serial)

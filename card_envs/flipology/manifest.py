@@ -17,7 +17,7 @@ MANIFEST = GameManifest(
                     seed=3),
         Playthrough("great_tree", {"num_players": 3, "variant": "great_tree"}, seed=4),
     ),
-    # Pgx's JAX speeds on this machine at B=4096 set the bar for the heavy games
+    # Pgx's JAX speeds at B=4096 (as ratios to the anchor) set the bar for the heavy games
     bench=BenchSpec(batch_ratio=207.0, ladder_budget="mcts:iterations=8000"),
     az={"prior_temp": 3.0},  # softer priors: measured against mcts:ms=200
 )
