@@ -30,6 +30,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from card_envs.rl._moved import install
+
+install()  # the earlier module names (card_envs.rl.ppo_run, ...): the same modules
+
 #: public name -> module of ``card_envs.rl`` that defines it
 _EXPORTS: dict[str, str] = {
     "OpponentPool": "single_agent",

@@ -1,7 +1,8 @@
-"""Per-seat trajectories in a flat sample buffer, kept by compiled code (for
-:mod:`card_envs.rl.ppo`): each sample is linked to the next move of the same (game, seat), each
-seat's rewards are credited to its pending sample, GAE follows the links, and minibatches gather
-their legal-action rows from the flat store.
+"""Per-seat trajectories in a flat sample buffer, kept by compiled code (for card-envs' own PPO,
+:mod:`card_envs.rl.ppo`, and RLlib's batched runner, :mod:`card_envs.rl.rllib.batched`): each
+sample is linked to the next move of the same (game, seat), each seat's rewards are credited to
+its pending sample, GAE follows the links, and minibatches gather their legal-action rows from
+the flat store.
 """
 
 from __future__ import annotations

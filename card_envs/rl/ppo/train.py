@@ -63,7 +63,7 @@ import torch
 from card_envs.agents.net import NetPolicy, save_policy
 from card_envs.core.errors import OptionError
 from card_envs.core.registry import manifest, resolve_env_id
-from card_envs.rl.ppo_run import OPPONENTS, PPORun
+from card_envs.rl.ppo.run import OPPONENTS, PPORun
 
 __all__ = ["PPO_DEFAULTS", "PPOResult", "train_ppo"]
 
@@ -218,7 +218,7 @@ def train_ppo(env_id: str, minutes: float | None = 10.0, steps: int | None = Non
     ``overwrite``). ``command``: the command line recorded with the weights.
 
     ``samplers``: the games are split between that many samplers (one rollout each per
-    update). ``ray``: play the samplers as Ray actors (:mod:`card_envs.rl.ppo_ray`) on the Ray
+    update). ``ray``: play the samplers as Ray actors (:mod:`card_envs.rl.ppo.ray`) on the Ray
     at this address (``"auto"``: the cluster of ``ray start`` on this machine; ``True`` or
     ``"local"``: the Ray this process is connected to, else a local one for the run); the
     learner stays in this process. Same seed, samplers and torch threads: same run, local or
@@ -258,7 +258,7 @@ def train_ppo(env_id: str, minutes: float | None = 10.0, steps: int | None = Non
     run = None
     try:
         if ray:
-            from card_envs.rl.ppo_ray import RaySamplers
+            from card_envs.rl.ppo.ray import RaySamplers
 
             remote = RaySamplers(None if ray is True or ray == "local" else str(ray))
         run = PPORun(env_id, players, cfg, game_options, seed, samplers, remote)

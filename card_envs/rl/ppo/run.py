@@ -1,8 +1,8 @@
 """One run of card-envs' own PPO: the learner (:class:`PPORun`: the network, the optimizer, the
 merged rollouts of its samplers and the update). The samplers
-(:class:`~card_envs.rl.ppo_sampler.Sampler`: the batched games, the league, the sample buffers)
-run in this process or as Ray actors (:mod:`card_envs.rl.ppo_ray`). The user-facing trainer,
-its settings and the design notes are :mod:`card_envs.rl.ppo`."""
+(:class:`~card_envs.rl.ppo.sampler.Sampler`: the batched games, the league, the sample buffers)
+run in this process or as Ray actors (:mod:`card_envs.rl.ppo.ray`). The user-facing trainer,
+its settings and the design notes are :mod:`card_envs.rl.ppo.train`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from card_envs.agents.net import NetPolicy, as_tensors, segment_log_softmax
-from card_envs.rl.ppo_sampler import (
+from card_envs.rl.ppo.sampler import (
     OPPONENTS,
     Rollout,
     Sampler,
@@ -39,7 +39,7 @@ def split_games(num_envs: int, samplers: int) -> list[int]:
 class PPORun:
     """State of one training run of :func:`card_envs.rl.ppo.train_ppo`: the learner, and its
     samplers (``samplers`` in this process, or ``remote``: a
-    :class:`~card_envs.rl.ppo_ray.RaySamplers` that plays them on Ray actors)."""
+    :class:`~card_envs.rl.ppo.ray.RaySamplers` that plays them on Ray actors)."""
 
     def __init__(self, env_id: str, players: int, cfg: dict[str, Any],
                  options: dict[str, Any], seed: int, samplers: int = 1,

@@ -1,4 +1,4 @@
-"""card-envs' own PPO on Ray: the samplers (:class:`~card_envs.rl.ppo_sampler.Sampler`) as Ray
+"""card-envs' own PPO on Ray: the samplers (:class:`~card_envs.rl.ppo.sampler.Sampler`) as Ray
 actors on any node of a cluster, the learner in the driver
 (``train_ppo(..., ray="auto", samplers=K)``, ``examples/train_ppo.py --ray ADDRESS``).
 
@@ -30,7 +30,7 @@ __all__ = ["RaySamplers", "SamplerActor"]
 
 
 class SamplerActor:
-    """The body of a sampler actor: one :class:`~card_envs.rl.ppo_sampler.Sampler` on one CPU
+    """The body of a sampler actor: one :class:`~card_envs.rl.ppo.sampler.Sampler` on one CPU
     (torch and the batch on one thread)."""
 
     def __init__(self, env_id: str, players: int, cfg: dict[str, Any], options: dict[str, Any],
@@ -43,7 +43,7 @@ class SamplerActor:
         import torch
 
         from card_envs.arena.ray_backend import keep_builtin_print
-        from card_envs.rl.ppo_sampler import Sampler
+        from card_envs.rl.ppo.sampler import Sampler
 
         keep_builtin_print()
         torch.set_num_threads(1)
@@ -76,7 +76,7 @@ class SamplerActor:
 
 
 class RaySamplers:
-    """K sampler actors for one run of :class:`~card_envs.rl.ppo_run.PPORun` (module
+    """K sampler actors for one run of :class:`~card_envs.rl.ppo.run.PPORun` (module
     docstring). ``address``: the Ray to join (``None``: the one this process is connected to,
     else a local Ray started for the run and shut down by :meth:`close`)."""
 

@@ -1,9 +1,10 @@
 """The sampling half of card-envs' own PPO (:mod:`card_envs.rl.ppo`): a :class:`Sampler` plays
 its share of the training games (a :class:`~card_envs.core.vector.VectorEnv`, the league's
 opponents, the preallocated sample buffers) with a copy of the learner's network and returns
-one rollout as plain arrays (:class:`Rollout`). The learner (:class:`~card_envs.rl.ppo_run.PPORun`)
-merges the rollouts of its samplers and updates the network; the samplers run in its process
-or as Ray actors (:mod:`card_envs.rl.ppo_ray`), with the same code and the same results.
+one rollout as plain arrays (:class:`Rollout`). The learner
+(:class:`~card_envs.rl.ppo.run.PPORun`) merges the rollouts of its samplers and updates the
+network; the samplers run in its process or as Ray actors (:mod:`card_envs.rl.ppo.ray`), with the
+same code and the same results.
 
 Sampler ``k`` of ``K`` plays ``sizes[k]`` games, dealt as games ``sum(sizes[:k])...`` of one
 batch of ``sum(sizes)`` seeded ``seed``: K samplers deal the games one sampler of all the games
