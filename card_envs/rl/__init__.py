@@ -1,6 +1,5 @@
-"""The RL layer: card-envs' own PPO trainer, Gymnasium and stable-baselines3 views of the games,
-the SB3 policies and trainer (top layer: imports core, the games, agents and the arena; nothing
-below imports it).
+"""The RL layer: the trainers, and the Gymnasium and stable-baselines3 views of the games they
+train on (top layer: imports core, the games, agents and the arena; nothing below imports it).
 
 >>> from card_envs.rl import SingleAgentEnv, BatchedVecEnv, train, train_ppo
 >>> env = SingleAgentEnv("slide_v0", opponents="heuristic")       # Gymnasium, one seat
@@ -8,21 +7,31 @@ below imports it).
 >>> venv = BatchedVecEnv("slide_v0", num_envs=64)                  # doctest: +SKIP
 >>> res = train("slide_v0", minutes=5, out_dir="runs/slide")       # doctest: +SKIP
 
-:mod:`~card_envs.rl.ppo` (``train_ppo``, ``PPO_DEFAULTS``: torch only, the network is
-:class:`card_envs.agents.net.PolicyNet`) is the fast trainer; :mod:`~card_envs.rl.expert`
-(``expert_iteration``, ``EXPERT_DEFAULTS``) improves that network with the ``az`` search's games;
+Each trainer has its package:
 
-other modules: :mod:`~card_envs.rl.single_agent` (``SingleAgentEnv``, ``OpponentPool``: numpy and
-Gymnasium only), :mod:`~card_envs.rl.sb3` (``BatchedVecEnv``, ``PolicyOpponent``),
-:mod:`~card_envs.rl.policy` (``MaskedPolicy``, ``ObsFeatures``, ``ActionFeaturePolicy``),
-:mod:`~card_envs.rl.shaping` (``PotentialShaping``), :mod:`~card_envs.rl.selfplay`
-(``SelfPlayPool``, ``AgentOpponent``), :mod:`~card_envs.rl.evaluation` (``evaluate``,
-``plot_history``), :mod:`~card_envs.rl.trainer` (``train``, ``DEFAULTS``, ``policy_spec``); the
-package :mod:`~card_envs.rl.rllib` has the RLlib env, PPO configuration, masking modules and
-training run (the ``rllib`` extra). The game features the policies read are computed by the
-games' own compiled code (:mod:`card_envs.core.features`), not here. The names below are
-imported on first use, so ``SingleAgentEnv`` works without the ``train`` extra (torch,
-stable-baselines3, sb3-contrib), which everything else needs.
+* :mod:`card_envs.rl.ppo`: card-envs' own PPO (``train_ppo``, ``PPO_DEFAULTS``: torch only, the
+  network is :class:`card_envs.agents.net.PolicyNet`), the fast trainer;
+* :mod:`card_envs.rl.sb3`: stable-baselines3 (``BatchedVecEnv``, ``PolicyOpponent``; the
+  modules ``train``: ``train``, ``DEFAULTS``, ``policy_spec``; ``policy``: ``MaskedPolicy``,
+  ``ObsFeatures``, ``ActionFeaturePolicy``; ``selfplay``, ``shaping``, ``buffers``);
+* :mod:`card_envs.rl.rllib`: the RLlib env, PPO configuration, masking modules and training run
+  (the ``rllib`` extra).
+
+:mod:`~card_envs.rl.expert` (``expert_iteration``, ``EXPERT_DEFAULTS``) improves the PPO network
+with the ``az`` search's games.
+
+What the trainers share stands beside them: :mod:`~card_envs.rl.single_agent`
+(``SingleAgentEnv``, ``OpponentPool``: numpy and Gymnasium only), :mod:`~card_envs.rl.evaluation`
+(``evaluate``, ``evaluate_batched``, ``plot_history``), :mod:`~card_envs.rl.trajectories`
+(per-seat trajectories in a flat sample buffer, compiled), :mod:`~card_envs.rl.nets` (torch
+layers) and :mod:`~card_envs.rl.runs` (run folders). The module names of the flat layout before
+(``card_envs.rl.trainer``, ``card_envs.rl.policy``, ``card_envs.rl.ppo_run``, ...) still import,
+as the same modules (:mod:`card_envs.rl._moved`).
+
+The game features the policies read are computed by the games' own compiled code
+(:mod:`card_envs.core.features`), not here. The names below are imported on first use, so
+``SingleAgentEnv`` works without the ``train`` extra (torch, stable-baselines3, sb3-contrib),
+which everything else needs.
 """
 
 from __future__ import annotations
@@ -30,9 +39,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from card_envs.rl._moved import install
+from card_envs.rl import _moved
 
-install()  # the earlier module names (card_envs.rl.ppo_run, ...): the same modules
+_moved.install()  # the earlier module names (card_envs.rl.ppo_run, ...): the same modules
 
 #: public name -> module of ``card_envs.rl`` that defines it
 _EXPORTS: dict[str, str] = {
@@ -40,18 +49,18 @@ _EXPORTS: dict[str, str] = {
     "SingleAgentEnv": "single_agent",
     "BatchedVecEnv": "sb3",
     "PolicyOpponent": "sb3",
-    "ActionFeaturePolicy": "policy",
-    "MaskedPolicy": "policy",
-    "ObsFeatures": "policy",
-    "PotentialShaping": "shaping",
     "AgentOpponent": "sb3",
-    "SelfPlayPool": "selfplay",
+    "ActionFeaturePolicy": "sb3.policy",
+    "MaskedPolicy": "sb3.policy",
+    "ObsFeatures": "sb3.policy",
+    "PotentialShaping": "sb3.shaping",
+    "SelfPlayPool": "sb3.selfplay",
+    "DEFAULTS": "sb3.train",
+    "TrainResult": "sb3.train",
+    "policy_spec": "sb3.train",
+    "train": "sb3.train",
     "evaluate": "evaluation",
     "plot_history": "evaluation",
-    "DEFAULTS": "trainer",
-    "TrainResult": "trainer",
-    "policy_spec": "trainer",
-    "train": "trainer",
     "PPO_DEFAULTS": "ppo",
     "PPOResult": "ppo",
     "train_ppo": "ppo",

@@ -26,6 +26,11 @@ MOVED: dict[str, str] = {
     "ppo_run": "ppo.run",
     "ppo_sampler": "ppo.sampler",
     "ppo_ray": "ppo.ray",
+    "trainer": "sb3.train",
+    "policy": "sb3.policy",
+    "buffers": "sb3.buffers",
+    "selfplay": "sb3.selfplay",
+    "shaping": "sb3.shaping",
 }
 
 

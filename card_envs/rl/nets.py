@@ -1,4 +1,4 @@
-"""Torch pieces shared by the SB3 policies (:mod:`card_envs.rl.policy`) and the RLlib modules
+"""Torch pieces shared by the SB3 policies (:mod:`card_envs.rl.sb3.policy`) and the RLlib modules
 (:mod:`card_envs.rl.rllib.module`): torch only, so neither needs the other's library."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ masking bug cannot go unseen; RLlib's env check is then skipped). Actions outsid
 space, or for a seat that is not to act, raise in both.
 
 **Shaping** (``shaping=c``, off by default): the game's potential (manifest
-``train.potential``, as :class:`~card_envs.rl.shaping.PotentialShaping`) from each seat's own
+``train.potential``, as :class:`~card_envs.rl.sb3.shaping.PotentialShaping`) from each seat's own
 observations: at each of its observations a seat gets ``c (gamma phi(o') - phi(o))`` on top,
 ``phi = 0`` after the end.
 """

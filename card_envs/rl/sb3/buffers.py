@@ -87,7 +87,7 @@ def link(model: Any) -> bool:
     """Let ``model.env`` (a :class:`~card_envs.rl.sb3.BatchedVecEnv`, unwrapped) write its
     observations into ``model.rollout_buffer`` (a :class:`ZeroCopyRolloutBuffer`). Returns
     whether it was linked (False for any other env or buffer: then nothing changes)."""
-    from card_envs.rl.sb3 import BatchedVecEnv
+    from card_envs.rl.sb3.vec_env import BatchedVecEnv
 
     env, buf = model.env, model.rollout_buffer
     if not (isinstance(env, BatchedVecEnv) and isinstance(buf, ZeroCopyRolloutBuffer)):

@@ -45,6 +45,8 @@ from card_envs.core.registry import env_class
 from card_envs.core.vector import VectorEnv
 from card_envs.rl.single_agent import OpponentPool
 
+__all__ = ["AgentOpponent", "BatchPolicy", "BatchedVecEnv", "PolicyOpponent", "feature_space"]
+
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -147,7 +149,7 @@ class BatchedVecEnv(VecEnv):
         super().__init__(B, space, gymnasium.spaces.Discrete(game.num_actions))
         self.opponent_steps = 0  # opponent moves played (for throughput reports)
         # with features: where step() writes the next observations (None: the env's own
-        # buffers); set by card_envs.rl.buffers.link to the rollout buffer's next rows
+        # buffers); set by card_envs.rl.sb3.buffers.link to the rollout buffer's next rows
         self.obs_target: Callable[[], np.ndarray | None] | None = None
 
     @staticmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from card_envs.rl.sb3 import AgentOpponent, PolicyOpponent
+from card_envs.rl.sb3.vec_env import AgentOpponent, PolicyOpponent
 from card_envs.rl.single_agent import OpponentPool
 
 __all__ = ["AgentOpponent", "SelfPlayPool"]

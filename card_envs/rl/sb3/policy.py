@@ -1,4 +1,4 @@
-"""The policy networks of :mod:`card_envs.rl.trainer`: a leaner MaskablePPO policy, the
+"""The policy networks of :mod:`card_envs.rl.sb3.train`: a leaner MaskablePPO policy, the
 observation features and the action-aligned head.
 
 * :class:`MaskedPolicy`: sb3-contrib's ``MaskableActorCriticPolicy`` for ``Discrete`` actions
@@ -425,7 +425,7 @@ class ActionFeaturePolicy(MaskedPolicy):
     is learned about one action (say "a move onto a 3-point card") holds for every penguin,
     direction and distance at once. The value MLP reads the global features. Without
     per-action features it is the plain MLP policy. Saved models refer to this class
-    (``card_envs.rl.policy.ActionFeaturePolicy``)."""
+    (``card_envs.rl.sb3.policy.ActionFeaturePolicy``)."""
 
     def __init__(self, *args: Any, scorer_arch: Sequence[int] = (64,), context_dim: int = 8,
                  **kwargs: Any) -> None:

@@ -9,7 +9,7 @@ sb3-contrib, tensorboard).
 
 **Learner and opponents.** The learner plays one seat of each of ``num_envs`` games of a
 :class:`~card_envs.rl.sb3.BatchedVecEnv` (seats alternate between games). The other seats
-are drawn per episode from a self-play pool (:class:`~card_envs.rl.selfplay.SelfPlayPool`):
+are drawn per episode from a self-play pool (:class:`~card_envs.rl.sb3.selfplay.SelfPlayPool`):
 ``"random"`` plus the newest ``pool_size`` frozen snapshots of the learner
 (:class:`~card_envs.rl.sb3.PolicyOpponent`, sampling), a snapshot taken every ``pool_every``
 PPO updates. ``random_weight`` is the share of episodes against random
@@ -38,22 +38,22 @@ moves played (``BatchedVecEnv.opponent_steps``) over the wall time of ``collect_
 evaluations, e.g. Op Glad IJs' ``max_turned=200``), ``settings`` (overrides of
 :data:`DEFAULTS`), ``features`` and ``potential`` (import paths, below).
 
-**Observations** go through :class:`~card_envs.rl.policy.ObsFeatures`: ``symlog(x) = sign(x)
+**Observations** go through :class:`~card_envs.rl.sb3.policy.ObsFeatures`: ``symlog(x) = sign(x)
 log(1 + |x|)`` of every entry (the raw int observations range from 0/1 flags to scores in the
 hundreds) plus a one-hot code of the entries with a small declared range (card codes, cells),
 plus, for the games whose manifest names ``train.features`` (Isflak, Slide:
-:mod:`card_envs.rl.features`), the game's action-aligned features: a feature vector per action
+:mod:`card_envs.core.features`), the game's action-aligned features: a feature vector per action
 computed from the observation alone (Isflak: the card a move lands on and what is in reach
 from there; Slide: the grid after a push, scored).
-:class:`~card_envs.rl.policy.ActionFeaturePolicy` scores them with one small network shared by
+:class:`~card_envs.rl.sb3.policy.ActionFeaturePolicy` scores them with one small network shared by
 all actions, added to the MLP's logits.
 
 **Reward shaping** (``shaping``, on for Isflak and Slide in their manifests' settings):
-potential-based (:class:`~card_envs.rl.shaping.PotentialShaping` with the manifest's
+potential-based (:class:`~card_envs.rl.sb3.shaping.PotentialShaping` with the manifest's
 ``train.potential``), so a whole game's shaped return is its true return (the shaping
 telescopes to ``-c phi(s_0) = 0``); it gives every move a signal instead of +-1 at the end.
 ``heuristic_weight`` adds the game's heuristic agent to the training opponents
-(:class:`~card_envs.rl.selfplay.AgentOpponent`; default 0).
+(:class:`~card_envs.rl.sb3.AgentOpponent`; default 0).
 """
 
 from __future__ import annotations
@@ -74,19 +74,19 @@ try:
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import VecNormalize
 except ImportError as e:  # pragma: no cover - depends on the install
-    raise ImportError("card_envs.rl.trainer needs the train extra: "
+    raise ImportError("card_envs.rl.sb3.train needs the train extra: "
                       "pip install 'card-envs[train]'") from e
 
 from card_envs.core.features import has_features
 from card_envs.core.manifest import TrainSpec
 from card_envs.core.registry import env_class, manifest, resolve_env_id
-from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link
 from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history, win_rate_lines
-from card_envs.rl.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
 from card_envs.rl.runs import prepare_out_dir
-from card_envs.rl.sb3 import BatchedVecEnv
-from card_envs.rl.selfplay import AgentOpponent, SelfPlayPool
-from card_envs.rl.shaping import PotentialShaping, game_potential
+from card_envs.rl.sb3.buffers import ZeroCopyRolloutBuffer, link
+from card_envs.rl.sb3.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
+from card_envs.rl.sb3.selfplay import AgentOpponent, SelfPlayPool
+from card_envs.rl.sb3.shaping import PotentialShaping, game_potential
+from card_envs.rl.sb3.vec_env import BatchedVecEnv
 
 __all__ = ["DEFAULTS", "EVAL_OPPONENTS", "TrainResult", "evaluate", "game_features",
            "plot_history", "policy_kwargs", "policy_spec", "train", "train_spec"]
