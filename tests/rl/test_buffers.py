@@ -12,9 +12,9 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.callbacks import CallbackList  # noqa: E402
 
-from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link  # noqa: E402
 from card_envs.rl.sb3 import BatchedVecEnv  # noqa: E402
-from card_envs.rl.trainer import policy_spec  # noqa: E402
+from card_envs.rl.sb3.buffers import ZeroCopyRolloutBuffer, link  # noqa: E402
+from card_envs.rl.sb3.train import policy_spec  # noqa: E402
 
 N_STEPS = 6
 

@@ -18,8 +18,8 @@ import card_envs  # noqa: E402
 from card_envs.core.features import Features, has_features  # noqa: E402
 from card_envs.core.registry import env_class, env_ids  # noqa: E402
 from card_envs.rl.sb3 import BatchedVecEnv, PolicyOpponent  # noqa: E402
-from card_envs.rl.selfplay import SelfPlayPool  # noqa: E402
-from card_envs.rl.trainer import policy_spec  # noqa: E402
+from card_envs.rl.sb3.selfplay import SelfPlayPool  # noqa: E402
+from card_envs.rl.sb3.train import policy_spec  # noqa: E402
 
 FEATURE_GAMES = [e for e in env_ids() if has_features(env_class(e).game_class)]
 

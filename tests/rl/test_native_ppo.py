@@ -234,7 +234,7 @@ SMALL = {"num_envs": 128, "n_steps": 16, "minibatch": 1024, "hidden": [32], "sco
 def test_games_split_between_samplers_deal_the_same_games(tmp_path: Path) -> None:
     """Two samplers of 64 games deal games 0..63 and 64..127 of one 128-game batch: the same
     first positions as one sampler; the run records every finished game's deal once."""
-    from card_envs.rl.ppo_run import PPORun, split_games
+    from card_envs.rl.ppo.run import PPORun, split_games
 
     assert split_games(10, 3) == [4, 3, 3]
     cfg = {**PPO_DEFAULTS, **SMALL, "hidden": [32]}
@@ -268,7 +268,7 @@ def test_the_full_information_critic_trains_and_stays_out_of_the_weights(tmp_pat
     assert full.keys() == own.keys()  # the policy's weights only: the critic is for training
     assert any(not np.array_equal(full[k], own[k]) for k in full)
     # the critic's input: the learner's own view plus the other seat's
-    from card_envs.rl.ppo_run import PPORun
+    from card_envs.rl.ppo.run import PPORun
     run = runs[0]
     r = PPORun("op_glad_ijs_v0", 2, {**run.config}, {}, 0).samplers[0]
     vec = r.vec

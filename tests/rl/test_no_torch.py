@@ -1,7 +1,7 @@
 """The game folders need only numpy and numba: with torch unimportable every game module
 imports and plays, the numba feature kernels and the shaping potentials run, and the
-Gymnasium single-agent view works (torch is the RL layer's, behind ``card_envs.rl.sb3``,
-``policy``, ``trainer`` and ``features``)."""
+Gymnasium single-agent view works (torch is the trainers', behind ``card_envs.rl.ppo``,
+``card_envs.rl.sb3`` and ``card_envs.rl.rllib``)."""
 
 from __future__ import annotations
 

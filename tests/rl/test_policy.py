@@ -9,15 +9,15 @@ torch = pytest.importorskip("torch", reason="train extra")
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 
-from card_envs.rl.policy import FastTanh, MaskedPolicy  # noqa: E402
 from card_envs.rl.sb3 import BatchedVecEnv  # noqa: E402
+from card_envs.rl.sb3.policy import FastTanh, MaskedPolicy  # noqa: E402
 
 
 @pytest.fixture(autouse=True, params=["dense", "sparse"])
 def head_path(request, monkeypatch):
     """Every test twice: the distribution over all actions, and over the legal ones only
     (``_LegalLogits``, which the policy uses when few actions are legal)."""
-    import card_envs.rl.policy as policy
+    import card_envs.rl.sb3.policy as policy
 
     monkeypatch.setattr(policy, "SPARSE_DENSITY", 0.0 if request.param == "dense" else 1.0)
     return request.param
@@ -149,8 +149,8 @@ def test_ppo_agent_samples_with_its_own_rng(tmp_path):
 def test_the_sparse_head_equals_the_dense_one_with_action_features(head_path):
     """ActionFeaturePolicy on Op Glad IJs (2 of 703 actions legal): log-probabilities,
     entropies, values and gradients the same on both paths, greedy actions the same."""
-    import card_envs.rl.policy as policy
-    from card_envs.rl.trainer import policy_spec
+    import card_envs.rl.sb3.policy as policy
+    from card_envs.rl.sb3.train import policy_spec
 
     opts = {"num_players": 2, "max_turned": 200}
     venv = BatchedVecEnv("op_glad_ijs_v0", 32, seed=4, features=True, **opts)

@@ -1,4 +1,4 @@
-"""PPO self-play training (card_envs.rl.trainer) and the rollout benchmark.
+"""PPO self-play training (card_envs.rl.sb3.train) and the rollout benchmark.
 
 One seeded Slide run (under 60 s) must beat random significantly; two short runs with the same
 seed must end with the same parameters and evaluation logs; train() writes its files; the
