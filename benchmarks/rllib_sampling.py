@@ -2,7 +2,7 @@
 """RLlib sampling throughput against card-envs' own trainer, in one run: env steps per second
 of RLlib env runners on the batched engine (:class:`~card_envs.rl.rllib.batched.BatchedEnvRunner`)
 with 1 and 2 remote runners, in the driver, the own trainer's rollout
-(:class:`~card_envs.rl.ppo_run.PPORun`) on the same game and batch size, and RLlib's per-game
+(:class:`~card_envs.rl.ppo.run.PPORun`) on the same game and batch size, and RLlib's per-game
 multi-agent runner (:class:`~card_envs.rl.rllib.RLlibCardEnv`) for comparison.
 
 Rows (all count every move played, the learner's and the opponents'; ``--selfplay shared``,
@@ -85,7 +85,7 @@ def _timed(call: Any) -> Any:
 
 def own_trainer(env_id: str, B: int, selfplay: str, options: dict[str, Any]) -> Any:
     from card_envs.rl.ppo import PPO_DEFAULTS
-    from card_envs.rl.ppo_run import PPORun
+    from card_envs.rl.ppo.run import PPORun
 
     cfg = dict(PPO_DEFAULTS)
     cfg.update({k: v for k, v in manifest(env_id).train.settings.items() if k in cfg})

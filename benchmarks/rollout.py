@@ -11,7 +11,7 @@ both, three loops:
 
 Networks (``--nets``): ``train``, the :func:`card_envs.rl.train` network, and ``sb3``,
 MlpPolicy's default (64x64 on the raw observation). Policy classes (``--policies``):
-``masked``, :class:`card_envs.rl.policy.MaskedPolicy` (what training uses), and ``sb3``,
+``masked``, :class:`card_envs.rl.sb3.policy.MaskedPolicy` (what training uses), and ``sb3``,
 sb3-contrib's ``MaskableActorCriticPolicy``. Game options: the game's training options (its
 manifest's ``train.options``, e.g. Op Glad IJs' ``max_turned``), as in training.
 
@@ -118,20 +118,20 @@ def build(variant: str, env_id: str, B: int, n_steps: int, seed: int,
     """(model ready to collect, moves counter); ``net``: "train" (exactly the network
     :func:`card_envs.rl.train` builds for this game: ``policy_spec``, with the game's
     action-aligned features if it has some) or "sb3" (MlpPolicy's default 64x64 on the raw
-    observation); ``policy``: "masked" (:class:`card_envs.rl.policy.MaskedPolicy` and its
+    observation); ``policy``: "masked" (:class:`card_envs.rl.sb3.policy.MaskedPolicy` and its
     subclasses, what training uses) or "sb3" (sb3-contrib's ``MaskableActorCriticPolicy``;
     not for a network with an action-aligned head); ``copy_free``: the rollout buffer the
-    trainer uses (:class:`card_envs.rl.buffers.ZeroCopyRolloutBuffer`, the BatchedVecEnv
+    trainer uses (:class:`card_envs.rl.sb3.buffers.ZeroCopyRolloutBuffer`, the BatchedVecEnv
     writes into it) or SB3's own (``--copy-buffer``)."""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from card_envs.core.registry import env_class
-    from card_envs.rl.buffers import ZeroCopyRolloutBuffer, link
-    from card_envs.rl.policy import MaskedPolicy
     from card_envs.rl.sb3 import BatchedVecEnv
-    from card_envs.rl.trainer import policy_spec
+    from card_envs.rl.sb3.buffers import ZeroCopyRolloutBuffer, link
+    from card_envs.rl.sb3.policy import MaskedPolicy
+    from card_envs.rl.sb3.train import policy_spec
 
     if net == "train":
         cls, kwargs = policy_spec(env_id, **options)
@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--nets", default="train,sb3", help="policy network: 'train' (the "
                    "training defaults) and/or 'sb3' (MlpPolicy's default 64x64)")
     p.add_argument("--policies", default="masked", help="policy class: 'masked' "
-                   "(card_envs.rl.policy.MaskedPolicy, what training uses) and/or 'sb3' "
+                   "(card_envs.rl.sb3.policy.MaskedPolicy, what training uses) and/or 'sb3' "
                    "(sb3-contrib's MaskableActorCriticPolicy)")
     p.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     p.add_argument("--repeats", type=int, default=3)
@@ -352,8 +352,8 @@ def main(argv: list[str] | None = None) -> int:
           f"torch threads {args.threads}, numba threads {numba.get_num_threads()}")
     print("loops: collect_rollouts = MaskablePPO.collect_rollouts; policy = policy forward + "
           "masked sampling + env.step; env = random legal learner actions, no policy")
-    print("nets: train = card_envs.rl.trainer defaults; sb3 = MlpPolicy's default (64x64); "
-          "policies: masked = card_envs.rl.policy.MaskedPolicy, sb3 = "
+    print("nets: train = card_envs.rl.sb3.train defaults; sb3 = MlpPolicy's default (64x64); "
+          "policies: masked = card_envs.rl.sb3.policy.MaskedPolicy, sb3 = "
           "MaskableActorCriticPolicy")
     print(f"{'game':<14}{'B':>6}  {'net':<6}{'policy':<7}{'loop':<17}{'BatchedVecEnv':>14}"
           f"{'DummyVecEnv':>13}{'ratio':>8}{'load':>6}  targets")

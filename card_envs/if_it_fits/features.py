@@ -294,7 +294,7 @@ POTENTIAL_GLOBAL = "lead"
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
     """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
-    for :class:`card_envs.rl.shaping.PotentialShaping`): the global feature ``lead``, the
+    for :class:`card_envs.rl.sb3.shaping.PotentialShaping`): the global feature ``lead``, the
     observer's points now minus the best other seat's, / 10 (the final scoring applied to the
     table as it is: a game fact). 0 at the deal (no cat on the table, so no points). Default
     table and deck; ``ValueError`` for rows of another length."""

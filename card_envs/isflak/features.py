@@ -200,7 +200,7 @@ def fill(obs: np.ndarray, cfg: np.ndarray, glob: np.ndarray, act: np.ndarray) ->
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
     """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
-    for :class:`card_envs.rl.shaping.PotentialShaping`): the observer's secured points (pile +
+    for :class:`card_envs.rl.sb3.shaping.PotentialShaping`): the observer's secured points (pile +
     the cards under its penguins, which always end in its pile) minus the best other seat's,
     / 10; 0 at the deal (no penguin placed, empty piles). Placed penguins count from the
     placement on."""

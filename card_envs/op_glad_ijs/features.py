@@ -269,7 +269,7 @@ POTENTIAL_CARDS = 20.0
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
     """Reward-shaping potential of observations ``(B, L)`` (the manifest's ``train.potential``,
-    for :class:`card_envs.rl.shaping.PotentialShaping`): the observer's won pile minus the
+    for :class:`card_envs.rl.sb3.shaping.PotentialShaping`): the observer's won pile minus the
     largest other one (public sizes; the game is won on them), / :data:`POTENTIAL_CARDS`.
     0 at the deal (every won pile empty). ``ValueError`` for rows that are not
     ``num_players``-seat observations (``2T + 7 + 6n`` entries)."""

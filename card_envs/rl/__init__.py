@@ -24,9 +24,9 @@ What the trainers share stands beside them: :mod:`~card_envs.rl.single_agent`
 (``SingleAgentEnv``, ``OpponentPool``: numpy and Gymnasium only), :mod:`~card_envs.rl.evaluation`
 (``evaluate``, ``evaluate_batched``, ``plot_history``), :mod:`~card_envs.rl.trajectories`
 (per-seat trajectories in a flat sample buffer, compiled), :mod:`~card_envs.rl.nets` (torch
-layers) and :mod:`~card_envs.rl.runs` (run folders). The module names of the flat layout before
+layers) and :mod:`~card_envs.rl.runs` (run folders). Older module paths
 (``card_envs.rl.trainer``, ``card_envs.rl.policy``, ``card_envs.rl.ppo_run``, ...) still import,
-as the same modules (:mod:`card_envs.rl._moved`).
+as the same modules.
 
 The game features the policies read are computed by the games' own compiled code
 (:mod:`card_envs.core.features`), not here. The names below are imported on first use, so

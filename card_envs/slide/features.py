@@ -278,7 +278,7 @@ def _potential_rows(obs: np.ndarray, n: int, out: np.ndarray) -> None:
 
 def potential(obs: np.ndarray, num_players: int) -> np.ndarray:
     """Reward-shaping potential of observations ``(B, L)`` (for
-    :class:`card_envs.rl.shaping.PotentialShaping`): the lowest face-up points among the other
+    :class:`card_envs.rl.sb3.shaping.PotentialShaping`): the lowest face-up points among the other
     seats minus the observer's, / 20 (lower is better in Slide; face-up points as in the module
     docstring: the final scoring of the face-up cards). 0 at the deal (all grids face down).
     Raises ``ValueError`` if the rows are not ``num_players``-seat observations."""
