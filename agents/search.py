@@ -61,20 +61,10 @@ MAX_NODES = 2**24  # tree capacity with ms (0.7 GB)
 MAX_MS = 600_000.0  # ten minutes a move
 
 
-@njit(cache=True, inline="always")
-def _next_u64(rng: np.ndarray) -> np.uint64:
-    """splitmix64 step of a one-element uint64 array."""
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def rand_below(rng: np.ndarray, n: int) -> int:
-    """Uniform integer in [0, n) from the search RNG (n >= 1)."""
-    return np.int64((_next_u64(rng) >> np.uint64(11)) % np.uint64(n))
+#: the search RNG: splitmix64 of a one-element uint64 array (``card_envs.core.kernels``)
+_next_u64 = K.draw
+#: uniform integer in [0, n) from the search RNG (n >= 1)
+rand_below = K.draw_below
 
 
 @njit(cache=True)
@@ -310,6 +300,9 @@ class SearchAgent(Agent):
     default_horizon: ClassVar[int] = -1
     #: reward mode code the search's copy of the config uses (None: the env's)
     search_reward_mode: ClassVar[int | None] = None
+    #: ``(engine, state, seat, rng) -> state``: a determinization refining ``resample`` (None:
+    #: the game's ``resample``); the batched ``az`` search uses it too
+    determinizer: ClassVar[Callable[..., np.ndarray] | None] = None
     #: anchor on the rollout policy: play its move unless another root move's mean value
     #: beats it by more than ``anchor / sqrt(min visits)`` (0: plain most-visited move)
     default_anchor: ClassVar[float] = 0.0
@@ -401,7 +394,10 @@ class SearchAgent(Agent):
 
     def determinize(self, state: np.ndarray, seat: int, rng: np.random.Generator
                     ) -> np.ndarray:
-        """One state consistent with what ``seat`` knows (games may refine the draw)."""
+        """One state consistent with what ``seat`` knows (games may refine the draw: their
+        ``determinizer``)."""
+        if self.determinizer is not None:
+            return type(self).determinizer(self.engine, state, seat, rng)
         return self.engine.resample(state, seat, rng)
 
     def search(self, state: np.ndarray) -> np.ndarray:

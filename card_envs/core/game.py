@@ -109,7 +109,8 @@ class Game:
     ``observe``       kernel ``observe``; ``obs_bounds(game) -> (low, high)``
     ``statedict``     ``fields_to_dict(game, state, observer)``,
                       ``fields_from_dict(game, state, d)``, ``check_state(game, state)``,
-                      ``resample(game, state, observer, rng)``
+                      ``resample(game, state, observer, rng)``; optionally the kernel
+                      ``determinize(state, cfg, observer, out, rng)`` (its compiled twin)
     ``view``          ``render(game, state, observer) -> str`` (text),
                       ``draw(view, theme) -> str`` (SVG of a state dict)
     ================  ============================================================
@@ -155,6 +156,9 @@ class Game:
         self.k_init, self.k_step = r.init, r.step
         self.k_legal_mask, self.k_outcome = r.legal_mask, r.outcome
         self.k_observe = (self.observe or r).observe
+        #: the compiled twin of ``resample``, ``determinize(state, cfg, observer, out, rng)``,
+        #: where the game has one (``statedict.determinize``), else None
+        self.k_determinize = getattr(self.statedict, "determinize", None)
         low, high = self.obs_bounds()
         self.obs_low = np.asarray(low, self.obs_dtype)
         self.obs_high = np.asarray(high, self.obs_dtype)

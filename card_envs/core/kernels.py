@@ -97,6 +97,37 @@ def shuffle_prefix(state: np.ndarray, a: np.ndarray, k: int) -> None:
         a[j] = t
 
 
+# --- a stand-alone RNG: a one-element uint64 array (determinizations, search) -------------
+@njit(cache=True, inline="always")
+def draw(rng: np.ndarray) -> np.uint64:
+    """splitmix64 step of a one-element uint64 array: 64 random bits. Code that must not read
+    a state's own RNG (a determinization drawing what a seat cannot see) draws from one of
+    these."""
+    z = rng[0] + _GOLDEN
+    rng[0] = z
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def draw_below(rng: np.ndarray, n: int) -> int:
+    """Uniform integer in ``[0, n)`` from :func:`draw` (n >= 1; bias < 2**-40)."""
+    return np.int64((draw(rng) >> _S11) % np.uint64(n))
+
+
+@njit(cache=True)
+def draw_shuffle(rng: np.ndarray, a: np.ndarray, k: int) -> None:
+    """Fisher-Yates with :func:`draw_below`: make ``a[:k]`` a uniform random draw (in random
+    order) from all of ``a``."""
+    n = a.shape[0]
+    for i in range(min(k, n - 1)):
+        j = i + draw_below(rng, n - i)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
 @njit(cache=True, inline="always")
 def rel_seat(q: int, seat: int, n: int) -> int:
     """Seat ``q`` as seen from ``seat`` (0 = itself, 1 = its left neighbour...); -1 stays -1."""
