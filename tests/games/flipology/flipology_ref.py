@@ -452,3 +452,65 @@ class RefTurn:
         return self.d
 
 
+
+
+# --- determinization ------------------------------------------------------------------------
+def ref_resample(g, state: np.ndarray, observer: int, rng: np.random.Generator) -> np.ndarray:
+    """The Python determinization ``statedict.resample`` was before the compiled kernel
+    ``statedict.determinize`` (kept as the reference of its distribution): permute every card
+    ``observer`` does not know over the places such cards occupy (others' face-down cards and
+    hands, setup discards, the deck). What the other seats know, when a place's card was drawn
+    and which seats returned it stay with the places; the cards the observer returned by
+    Regrowth go only to the deck or to places drawn after that. Reads the hidden cards
+    themselves (so its output depends on them): a reference, not for search."""
+    out = state.copy()
+    nc = g.ncards
+    bit = 1 << observer
+    refs: list[int] = []  # state offsets holding an unknown card id
+    disc_cards: list[int] = []
+    for p in range(g.npos):
+        c = int(state[L.POS + p])
+        if 0 <= c < nc and not state[L.KNOW + c] & bit:
+            refs.append(L.POS + p)
+    for i in range(L.MAX_PLAYERS * L.HANDMAX):
+        c = int(state[L.HAND + i])
+        if c >= 0 and not state[L.KNOW + c] & bit:
+            refs.append(L.HAND + i)
+    for i in range(int(state[L.DECKN])):
+        c = int(state[L.DECK + i])
+        if not state[L.KNOW + c] & bit:
+            refs.append(L.DECK + i)
+    for c in range(nc):
+        if state[L.DISC + c] and not state[L.KNOW + c] & bit:
+            disc_cards.append(c)
+    old = [int(state[r]) for r in refs] + disc_cards
+    mine = [c for c in old if state[L.RET + c] & bit]  # returned by the observer
+    new: list[int] = [-1] * len(old)
+    if mine:
+        t = int(state[L.RETSEQ + observer])
+        ok = [j for j, c in enumerate(old) if (j < len(refs) and refs[j] >= L.DECK and
+                                               refs[j] < L.DECK + L.MAXC)
+              or state[L.SEQ + c] > t]
+        for j, c in zip(rng.choice(ok, size=len(mine), replace=False).tolist(),
+                        rng.permutation(mine).tolist()):
+            new[j] = c
+    rest = [c for c in old if c not in set(mine)]
+    free = [j for j in range(len(old)) if new[j] < 0]
+    for j, c in zip(free, rng.permutation(rest).tolist() if rest else []):
+        new[j] = int(c)
+    for c in disc_cards:
+        out[L.DISC + c] = 0
+    for j, (c_old, c_new) in enumerate(zip(old, new)):
+        out[L.KNOW + c_new] = state[L.KNOW + c_old]
+        out[L.PICK + c_new] = state[L.PICK + c_old]
+        out[L.SEQ + c_new] = state[L.SEQ + c_old]
+        out[L.RET + c_new] = (state[L.RET + c_old] & ~bit) | (state[L.RET + c_new] & bit)
+        if j < len(refs):
+            out[refs[j]] = c_new
+        else:
+            out[L.DISC + c_new] = 1
+    disc = np.flatnonzero(out[L.DISC:L.DISC + nc])
+    out[L.DLIST:L.DLIST + L.MAXC] = 0
+    out[L.DLIST:L.DLIST + disc.size] = disc
+    out[L.DLEN] = disc.size
+    return out
