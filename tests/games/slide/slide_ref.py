@@ -1,5 +1,6 @@
 """Plain-Python reference of Slide's rules (push, sides, scoring, winners, rewards,
-observation, a whole game) and position helpers for the tests in ``tests/games/slide/``.
+observation, a whole game, the determinization) and position helpers for the tests in
+``tests/games/slide/``.
 
 The reference is written from the rules (``docs/rules/slide.md``), not from the kernels; only
 the constants (sides, pick offset, phase names, the face-down code, counts) come from
@@ -14,16 +15,23 @@ import numpy as np
 from hypothesis import HealthCheck, settings
 
 import card_envs
+from card_envs.core.kernels import PHASE
 from card_envs.slide.layout import (
     BOTTOM,
     COPIES,
+    FACE,
     FACE_DOWN_CODE,
+    GRID,
     LEFT,
+    MID,
     NUM_VALUES,
+    P_REVEAL,
     PHASES,
     PICK0,
+    REVEAL,
     RIGHT,
     ROUNDS,
+    SLOTS,
     TOP,
 )
 from card_envs.slide.manifest import MANIFEST
@@ -211,6 +219,27 @@ def brute_mask(sd: dict) -> set[int]:
     gaps = [r * 4 + c for r in range(4) for c in range(4) if g[r][c] == 0]
     assert len(gaps) == 1
     return {pick_action(v, s) for v in set(sd["middle"]) for s in ref_sides(gaps[0])}
+
+
+def ref_resample(game, state: np.ndarray, observer: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """The determinization in numpy (Slide's ``resample`` before the kernel ``determinize``):
+    every face-down value redrawn from the cards nobody has seen, other seats' unresolved
+    reveal choices redrawn uniformly among their face-down slots; the RNG words are kept."""
+    out = state.copy()
+    n = game.num_players
+    g = out[GRID:GRID + SLOTS * n]
+    f = out[FACE:FACE + SLOTS * n]
+    down = np.flatnonzero((g > 0) & (f == 0))
+    seen = np.bincount(g[f == 1], minlength=NUM_VALUES + 1)[1:] + out[MID:MID + NUM_VALUES]
+    pool = np.repeat(np.arange(1, NUM_VALUES + 1), COPIES - seen)
+    g[down] = rng.choice(pool, size=down.size, replace=False)
+    if out[PHASE] == P_REVEAL:
+        for q in range(n):
+            if q != observer and out[REVEAL + q] >= 0:
+                slots = np.flatnonzero(f[q * SLOTS:(q + 1) * SLOTS] == 0)
+                out[REVEAL + q] = int(rng.choice(slots))
+    return out
 
 
 # =============================================================================================
