@@ -1,4 +1,5 @@
-"""Slide's state-dict codec, consistency check and determinization (schema: ``env.py``), and
+"""Slide's state-dict codec, consistency check and determinization (the kernel
+:func:`determinize` and its Python face ``resample``; schema: ``env.py``), and
 the ``(n, 4, 4)`` views of the grids the text view reads; the base
 :class:`~card_envs.core.game.Game` dispatches to these functions."""
 
@@ -14,7 +15,17 @@ from card_envs.core.checks import int_in as _int_in
 from card_envs.core.checks import requirer
 from card_envs.core.checks import seq as _seq
 from card_envs.core.game import Game
-from card_envs.core.kernels import CUR, DONE, PHASE
+from card_envs.core.jit import njit
+from card_envs.core.kernels import (
+    C_PLAYERS,
+    CUR,
+    DONE,
+    PHASE,
+    draw,
+    draw_below,
+    draw_shuffle,
+    rng_seed,
+)
 from card_envs.slide import layout as L
 
 _require = requirer("slide")
@@ -131,20 +142,61 @@ def check_state(game: Game, state: np.ndarray) -> None:
         _require(int(mid.sum()) == n - len(done), "one middle card per seat still to pick")
 
 
+@njit(cache=True)
+def determinize(state: np.ndarray, cfg: np.ndarray, observer: int, out: np.ndarray,
+                rng: np.ndarray) -> None:
+    """Write into ``out`` a full state consistent with what ``observer`` knows, drawn from
+    ``rng`` (a one-element uint64 array) alone: every face-down value redrawn from the cards
+    nobody has seen (10 copies of each value less the face-up ones and the middle), other
+    seats' unresolved reveal choices redrawn among their face-down slots, and ``out``'s RNG
+    words seeded from ``rng``. Only public fields are read (face-down values, other seats'
+    pending choices and the state's RNG are not), so states that differ only there give the
+    same ``out``. ``state`` must be a valid Slide state of ``cfg``'s seat count."""
+    n = min(cfg[C_PLAYERS], L.MAX_PLAYERS)
+    for i in range(min(state.shape[0], out.shape[0])):
+        out[i] = state[i]
+    rng_seed(out, draw(rng))
+    down = np.empty(L.MAX_PLAYERS * L.SLOTS, np.int64)  # face-down places, ascending
+    nd = 0
+    unseen = np.empty(L.NUM_VALUES, np.int64)
+    for v in range(L.NUM_VALUES):
+        unseen[v] = L.COPIES - state[L.MID + v]
+    for i in range(L.SLOTS * n):
+        if state[L.GRID + i] > 0:  # whether a slot is empty is public, not its hidden value
+            if state[L.FACE + i] == 0:
+                down[nd] = i
+                nd += 1
+            elif state[L.GRID + i] <= L.NUM_VALUES:
+                unseen[state[L.GRID + i] - 1] -= 1
+    pool = np.empty(L.NUM_VALUES * L.COPIES, np.int32)  # the unseen cards, by value
+    m = 0
+    for v in range(L.NUM_VALUES):
+        for _ in range(min(unseen[v], L.COPIES)):
+            pool[m] = v + 1
+            m += 1
+    k = min(nd, m)
+    draw_shuffle(rng, pool[:m], k)
+    for j in range(k):
+        out[L.GRID + down[j]] = pool[j]
+    if state[PHASE] != L.P_REVEAL:
+        return
+    for q in range(n):  # whether a seat has chosen is public (seat order), not its choice
+        if q != observer and state[L.REVEAL + q] >= 0:
+            c = 0
+            for s in range(L.SLOTS):
+                if state[L.FACE + q * L.SLOTS + s] == 0 and state[L.GRID + q * L.SLOTS + s] > 0:
+                    down[c] = s
+                    c += 1
+            if c > 0:
+                out[L.REVEAL + q] = down[draw_below(rng, c)]
+
+
 def resample(game: Game, state: np.ndarray, observer: int,
              rng: np.random.Generator) -> np.ndarray:
     """Redraw every face-down value from the cards nobody has seen, and other seats'
-    unresolved reveal choices among their face-down slots."""
-    out = state.copy()
-    n = game.num_players
-    g = out[L.GRID:L.GRID + L.SLOTS * n]
-    f = out[L.FACE:L.FACE + L.SLOTS * n]
-    down = np.flatnonzero((g > 0) & (f == 0))
-    seen = np.bincount(g[f == 1], minlength=L.NUM_VALUES + 1)[1:] + \
-        out[L.MID:L.MID + L.NUM_VALUES]
-    pool = np.repeat(np.arange(1, L.NUM_VALUES + 1), L.COPIES - seen)
-    g[down] = rng.choice(pool, size=down.size, replace=False)
-    for q in pending_hidden(game, out, observer):
-        slots = np.flatnonzero(f[q * L.SLOTS:(q + 1) * L.SLOTS] == 0)
-        out[L.REVEAL + q] = int(rng.choice(slots))
+    unresolved reveal choices among their face-down slots: :func:`determinize` seeded with 64
+    bits of ``rng``."""
+    out = np.empty_like(state)
+    seed = np.array([rng.integers(0, 2**64, dtype=np.uint64)])  # (faster than size=1)
+    determinize(state, game.cfg, observer, out, seed)
     return out
