@@ -1,0 +1,288 @@
+"""Slide's compiled determinization (``card_envs.slide.statedict.determinize``, the kernel behind
+``resample``) against the numpy reference it replaced (``ref_resample`` in ``slide_ref.py``).
+
+For every seat count, the game's options and positions of every kind (a fresh deal, reveal
+phases with every number of pending choices, the last rounds, the end), and every seat as the
+observer: the output is a consistent state that looks the same to the observer (observation,
+mask, state dict); it changes nothing the observer knows; it depends only on what the observer
+knows and on the ``rng`` value (two states that differ in hidden values, other seats' pending
+choices or the state's own RNG give the same bytes); and over thousands of draws it has the
+reference's distribution (each hidden place's value, each pending choice, and the joint count of
+each value over all hidden places).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from card_envs import Engine
+from card_envs.core import kernels as K
+from card_envs.slide import layout as L
+from card_envs.slide.statedict import determinize, resample
+from slide_ref import ENV_ID, hyp, ref_resample
+
+#: options covering every seat count, both start rules and both reward modes (the manifest's
+#: test cases among them)
+OPTIONS = (
+    {"num_players": 2},
+    {"num_players": 3, "start_player": "random"},
+    {"num_players": 4, "start_player": 2, "reward_mode": "points"},
+    {"num_players": 5, "start_player": "random"},
+    {"num_players": 6, "reward_mode": "points"},
+    {"num_players": 6, "start_player": "random"},
+)
+OPT_IDS = [f"{o['num_players']}p-{o.get('start_player', 0)}-{o.get('reward_mode', 'win')}"
+           for o in OPTIONS]
+
+
+@functools.cache
+def _engine(key: tuple) -> Engine:
+    return Engine(ENV_ID, **dict(key))
+
+
+def engine(opts: dict) -> Engine:
+    return _engine(tuple(sorted(opts.items())))
+
+
+def det(eng: Engine, state: np.ndarray, observer: int, seed: int) -> np.ndarray:
+    """The kernel's determinization of ``state`` for ``observer`` with the rng value ``seed``."""
+    out = np.empty_like(state)
+    determinize(state, eng.game.cfg, observer, out, np.array([seed], np.uint64))
+    return out
+
+
+def game_states(eng: Engine, seed: int) -> list[np.ndarray]:
+    """Every state of one random game, the deal to the end (index = steps played)."""
+    rnd = np.random.default_rng(seed)
+    s = eng.new_state(seed)
+    out = [s.copy()]
+    while not eng.is_terminal(s):
+        eng.step(s, int(rnd.choice(eng.legal_actions(s))))
+        out.append(s.copy())
+    return out
+
+
+def positions(eng: Engine, seed: int, games: int = 2, per_game: int = 10) -> list[np.ndarray]:
+    """Random moments of ``games`` random games, plus in each: the deal, the last reveal of
+    rounds 0, 14 and 15 (every other seat's choice pending), the first pick of the last round,
+    the last pick and the end."""
+    n = eng.num_players
+    rnd = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    for _ in range(games):
+        traj = game_states(eng, int(rnd.integers(2**31)))
+        rare = [0, n - 1, 14 * 2 * n + n - 1, 15 * 2 * n + n - 1, 15 * 2 * n + n,
+                len(traj) - 2, len(traj) - 1]
+        out += [traj[i] for i in rare]
+        out += [traj[i] for i in sorted(rnd.choice(len(traj), per_game, replace=False))]
+    return out
+
+
+def hidden_split(eng: Engine, state: np.ndarray, observer: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """State indices of the face-down values and of the other seats' pending reveals."""
+    n = eng.num_players
+    i = np.arange(L.SLOTS * n)
+    down = L.GRID + i[(state[L.GRID + i] > 0) & (state[L.FACE + i] == 0)]
+    pend = np.array([L.REVEAL + q for q in range(n) if state[K.PHASE] == L.P_REVEAL
+                     and q != observer and state[L.REVEAL + q] >= 0], int)
+    return down, pend
+
+
+def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
+    """State indices ``observer`` cannot see: face-down values, other seats' pending reveals
+    and the RNG words."""
+    return np.concatenate([[K.RNG_LO, K.RNG_HI], *hidden_split(eng, state, observer)])
+
+
+def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer: int) -> None:
+    """``out`` is consistent and ``observer`` sees it exactly as ``state``; only what it cannot
+    see differs."""
+    g = eng.game
+    g.check_state(out)
+    assert np.array_equal(eng.observe(out, observer), eng.observe(state, observer))
+    if eng.current_player(state) == observer:
+        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state))
+    assert g.state_dict(out, observer=observer) == g.state_dict(state, observer=observer)
+    public = np.ones(state.size, bool)
+    public[hidden_places(eng, state, observer)] = False
+    assert np.array_equal(out[public], state[public])
+
+
+# =============================================================================================
+# 1-2. Consistency, the observer's view, independence from hidden information
+# =============================================================================================
+@pytest.mark.parametrize("opts", OPTIONS, ids=OPT_IDS)
+def test_determinize_keeps_view_and_ignores_hidden(opts: dict) -> None:
+    eng = engine(opts)
+    n = eng.num_players
+    gen = np.random.default_rng(n)
+    changed = 0
+    for state in positions(eng, seed=11 * n + len(opts)):
+        before = state.copy()
+        for obs in range(n):
+            for seed in gen.integers(0, 2**64, size=2, dtype=np.uint64):
+                out = det(eng, state, obs, int(seed))
+                assert_keeps_view(eng, state, out, obs)
+                assert np.array_equal(det(eng, state, obs, int(seed)), out), "a function of rng"
+                # another arrangement of what ``obs`` cannot see, with another state RNG
+                other = ref_resample(eng.game, state, obs, gen)
+                K.rng_seed(other, gen.integers(0, 2**64, dtype=np.uint64))
+                changed += not np.array_equal(other, state)
+                assert np.array_equal(det(eng, other, obs, int(seed)), out), \
+                    f"seat {obs}'s determinization read hidden information"
+        assert np.array_equal(state, before), "the input state is not written"
+    assert changed > 0
+
+
+@pytest.mark.parametrize("opts", OPTIONS[:3], ids=OPT_IDS[:3])
+def test_resample_is_the_kernel_seeded_from_the_generator(opts: dict) -> None:
+    eng = engine(opts)
+    for state in positions(eng, seed=3, games=1, per_game=4):
+        for obs in range(eng.num_players):
+            out = resample(eng.game, state, obs, np.random.default_rng(obs))
+            seed = np.random.default_rng(obs).integers(0, 2**64, size=1, dtype=np.uint64)[0]
+            assert np.array_equal(out, det(eng, state, obs, int(seed)))
+            assert_keeps_view(eng, state, eng.resample(state, obs, obs), obs)
+
+
+def test_rng_words_come_from_rng() -> None:
+    """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
+    eng = engine({"num_players": 3})
+    state = eng.new_state(4)
+    for seed in (0, 1, 2**63 + 5):
+        r = np.array([seed], np.uint64)
+        expect = np.zeros(2, np.int32)
+        K.rng_seed(expect, K.draw(r))
+        assert det(eng, state, 1, seed)[K.RNG_LO:K.RNG_HI + 1].tolist() == expect.tolist()
+
+
+# =============================================================================================
+# 3. Distribution against the reference
+# =============================================================================================
+DRAWS = 3000
+Z = 5.0  # bound on a cell's z-score: false failures ~1e-6 per cell, and the seeds are fixed
+
+
+def _pos(opts: dict, seed: int, step: int) -> np.ndarray:
+    return game_states(engine(opts), seed)[step]
+
+
+#: (options, game seed, steps played, observer): reveal phases with pending choices (round 0
+#: with nothing seen, a middle round, round 14 with two face-down cards a seat) and pick phases
+DIST_CASES = (
+    ({"num_players": 2}, 1, 1, 1),
+    ({"num_players": 3, "start_player": "random"}, 2, 2 * 3 * 7 + 4, 0),
+    ({"num_players": 4, "start_player": 2, "reward_mode": "points"}, 3, 2 * 4 * 8 + 3, 1),
+    ({"num_players": 6}, 4, 2 * 6 * 14 + 5, 5),
+    ({"num_players": 5}, 5, 2 * 5 * 3 + 2, 2),
+)
+
+
+def _stats(eng: Engine, state: np.ndarray, outs: np.ndarray, observer: int
+           ) -> dict[str, np.ndarray]:
+    """Per draw (rows of ``outs``) one-hot codes of: the value at each hidden place, each
+    pending seat's chosen slot, and how many hidden places hold each value."""
+    down, pend = hidden_split(eng, state, observer)
+    vals = outs[:, down]  # (draws, places), values 1-10
+    per_value = np.stack([(vals == v).sum(1) for v in range(1, L.NUM_VALUES + 1)], 1)
+    return {
+        "place": np.eye(L.NUM_VALUES + 1)[vals].mean(0),  # (places, 11)
+        "pending": np.eye(L.SLOTS)[outs[:, pend]].mean(0),  # (seats, 16)
+        "count": np.eye(L.MAX_PLAYERS * L.SLOTS + 1)[per_value].mean(0),  # (values, 97)
+    }
+
+
+def _value_law(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
+    """The law of one hidden value (1-10): the unseen copies of each, from the observation."""
+    t = L.obs_tail(eng.num_players)
+    unseen = eng.observe(state, observer)[t + L.OBS_UNSEEN:t + L.OBS_UNSEEN + L.NUM_VALUES]
+    return unseen / unseen.sum()
+
+
+def _exact(eng: Engine, state: np.ndarray, observer: int) -> dict[str, np.ndarray]:
+    """The exact marginals: a hidden place holds ``v`` with probability unseen(v) / unseen;
+    a pending choice is uniform over its seat's face-down slots."""
+    down, reveals = hidden_split(eng, state, observer)
+    place = np.zeros((down.size, L.NUM_VALUES + 1))
+    place[:, 1:] = _value_law(eng, state, observer)
+    pend = []
+    for r in reveals:
+        q = r - L.REVEAL
+        face = state[L.FACE + q * L.SLOTS:L.FACE + (q + 1) * L.SLOTS]
+        pend.append((face == 0) / (face == 0).sum())
+    return {"place": place, "pending": np.array(pend).reshape(-1, L.SLOTS)}
+
+
+def _max_z(p: np.ndarray, q: np.ndarray, var: np.ndarray) -> float:
+    """Largest |p - q| in units of its standard deviation (floored at one draw's worth)."""
+    sd = np.sqrt(np.maximum(var, 0.25 / DRAWS**2))
+    return float((np.abs(p - q) / sd).max()) if p.size else 0.0
+
+
+def _two_sample_z(a: np.ndarray, b: np.ndarray) -> float:
+    """:func:`_max_z` of two samples' frequencies (``DRAWS`` each), pooled variance."""
+    p = (a + b) / 2
+    return _max_z(a, b, 2 * p * (1 - p) / DRAWS)
+
+
+@pytest.mark.parametrize("case", DIST_CASES, ids=[f"{c[0]['num_players']}p" for c in DIST_CASES])
+def test_distribution_matches_reference(case: tuple) -> None:
+    opts, seed, step, observer = case
+    eng = engine(opts)
+    state = _pos(opts, seed, step)
+    seeds = np.random.default_rng(seed).integers(0, 2**64, size=DRAWS, dtype=np.uint64)
+    mine = np.stack([det(eng, state, observer, int(s)) for s in seeds])
+    gen = np.random.default_rng(seed + 100)
+    ref = np.stack([ref_resample(eng.game, state, observer, gen) for _ in range(DRAWS)])
+    a, b = _stats(eng, state, mine, observer), _stats(eng, state, ref, observer)
+    assert a["place"].shape[0] > 0
+    if state[K.PHASE] == L.P_REVEAL:
+        assert a["pending"].shape[0] > 0, "the reveal cases have pending choices"
+    for key in a:
+        z = _two_sample_z(a[key], b[key])
+        assert z < Z, f"{key}: kernel and reference differ by {z:.1f} sd"
+    for key, e in _exact(eng, state, observer).items():  # each sample against the exact law
+        for name, s in (("kernel", a), ("reference", b)):
+            z = _max_z(s[key], e, e * (1 - e) / DRAWS)
+            assert z < Z, f"{key}: {name} off the exact marginal by {z:.1f} sd"
+
+
+def test_distribution_test_detects_drawing_with_replacement() -> None:
+    """The joint statistic tells a draw with replacement from the reference (the marginals
+    alone could not): guards the test above against being too weak."""
+    opts, seed, step, observer = DIST_CASES[3]
+    eng = engine(opts)
+    state = _pos(opts, seed, step)
+    gen = np.random.default_rng(0)
+    down, _ = hidden_split(eng, state, observer)
+    wrong = np.repeat(state[None], DRAWS, 0)
+    wrong[:, down] = gen.choice(np.arange(1, L.NUM_VALUES + 1), size=(DRAWS, down.size),
+                                p=_value_law(eng, state, observer))
+    ref = np.stack([ref_resample(eng.game, state, observer, gen) for _ in range(DRAWS)])
+    a, b = _stats(eng, state, wrong, observer), _stats(eng, state, ref, observer)
+    assert _two_sample_z(a["place"], b["place"]) < Z, "same marginals"
+    assert _two_sample_z(a["count"], b["count"]) > Z
+
+
+# =============================================================================================
+# 4. Random positions (hypothesis)
+# =============================================================================================
+@hyp(40)
+@given(seed=st.integers(0, 2**31 - 1), opts=st.sampled_from(OPTIONS), frac=st.floats(0, 1),
+       observer=st.integers(0, 5), rng_value=st.integers(0, 2**64 - 1))
+def test_determinize_random_positions(seed, opts, frac, observer, rng_value):
+    eng = engine(opts)
+    traj = game_states(eng, seed)
+    state = traj[int(frac * (len(traj) - 1))]
+    observer %= eng.num_players
+    out = det(eng, state, observer, rng_value)
+    assert_keeps_view(eng, state, out, observer)
+    other = ref_resample(eng.game, state, observer, np.random.default_rng(seed))
+    K.rng_seed(other, np.uint64(seed))
+    assert np.array_equal(det(eng, other, observer, rng_value), out)
