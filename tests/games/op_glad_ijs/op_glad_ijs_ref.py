@@ -1,5 +1,5 @@
-"""Plain-Python reference of Op Glad IJs' rules and position helpers for the tests in
-``tests/games/op_glad_ijs/`` (rules: ``docs/rules/op_glad_ijs.md``).
+"""Plain-Python reference of Op Glad IJs' rules, the determinization, and position helpers for
+the tests in ``tests/games/op_glad_ijs/`` (rules: ``docs/rules/op_glad_ijs.md``).
 
 Judging, the action table, the legal mask and the observation are re-implemented here from the
 rules and the env docstring (``ref_*``, working on card codes and state dicts). Positions are
@@ -12,11 +12,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 from hypothesis import HealthCheck, settings
 
 import card_envs
+from card_envs.op_glad_ijs import layout as L
 from card_envs.op_glad_ijs.layout import NUM_ANIMALS
 from card_envs.op_glad_ijs.parts.deck import ANIMALS, HABITATS
+from card_envs.op_glad_ijs.parts.linked import draw_slots, types
+from card_envs.op_glad_ijs.queries import pending_hidden
+from card_envs.op_glad_ijs.statedict import legal_mask
 
 ENV_ID = "op_glad_ijs_v0"
 A, H, NA = list(ANIMALS), list(HABITATS), NUM_ANIMALS  # animal a belongs in habitat a
@@ -115,6 +120,28 @@ def ref_obs(sd: dict, seat: int, codes: list[str]) -> list[int]:
         out += [len(dp), len(wp), idx[wp[-1]] if wp else -1, kn] + (lt + [-1, -1])[:2]
         known.update(dp[len(dp) - kn:] if kn else [])
     out += [known[c] for c in codes]
+    return out
+
+
+# --- the determinization ----------------------------------------------------------------------
+def ref_resample(game, state: np.ndarray, observer: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """The determinization in numpy (Op Glad IJs' ``resample`` before the kernel
+    ``determinize``): the unknown parts of all draw piles redrawn pooled (a uniform permutation
+    of their cards over their slots; the public bottom cards stay), other seats' unresolved
+    choices of this window uniform among the legal actions; the RNG words are kept."""
+    out = state.copy()
+    n = game.num_players
+    unknown = []  # slots of the unknown cards, per pile from the public bottom part up
+    for q in range(n):
+        unknown += draw_slots(out, q)[int(out[L.KNOWN + q]):]
+    pool = sorted(types(out, unknown))  # sorted: the draw depends on rng alone
+    pool = rng.permutation(np.asarray(pool, np.int32)) if pool else pool
+    for s, t in zip(unknown, pool):
+        out[L.CARDS + 2 * s] = t
+    legal = np.flatnonzero(legal_mask(game, out))
+    for q in pending_hidden(out, observer):
+        out[L.CHOICE + q] = int(rng.choice(legal))
     return out
 
 
