@@ -1,5 +1,6 @@
-"""Plain-Python reference model of If It Fits (boxes, masks, scoring) and position helpers
-for tests/games/if_it_fits/test_if_it_fits*.py."""
+"""Plain-Python reference model of If It Fits (boxes, masks, scoring), the numpy
+determinization (``ref_resample``) and position helpers for
+tests/games/if_it_fits/test_if_it_fits*.py."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import random
 from collections import deque
 from typing import Any
 
+import numpy as np
 from hypothesis import HealthCheck, settings
 
 import card_envs
 from card_envs.core import kernels as K
+from card_envs.if_it_fits import layout as L
 from card_envs.if_it_fits.layout import (
     A_DIR,
     A_DRAW,
@@ -317,6 +320,42 @@ def same_boxes(env: Any) -> None:
     for a, b in zip(ours, theirs):
         for k in ("closed", "toys", "sprayers", "cats", "princesses", "value"):
             assert a[k] == b[k], (k, a, b)
+
+
+# --- the determinization in numpy ------------------------------------------------------------
+def ref_resample(g: Any, state: np.ndarray, observer: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """If It Fits' ``resample`` before the kernel ``determinize`` replaced it: the box cards
+    in the pile and in the other hands are dealt anew over the same places, then every pile
+    segment is shuffled in itself. Kept: the Princesses of each other hand (at their hand
+    positions), the Princesses and special toy cards of each segment, the card being placed
+    (phases cell / rotation) and the state's RNG words."""
+    out = state.copy()
+    n, nb = g.num_players, g.nb
+    po = g.lay["pile"]
+    pn = int(out[L.S_PN])
+    segments = [(int(out[L.S_SEGB + j]), min(int(out[L.S_SEGB + j + 1]), pn))
+                for j in range(int(out[L.S_NSEG]))]
+    for a, b in segments:  # canonical order first: where a Princess lies is unknown
+        out[po + a:po + b] = np.sort(out[po + a:po + b])
+    places = [po + k for k in range(pn) if out[po + k] < nb]
+    cur = int(out[K.CUR])
+    keep = -1
+    if cur >= 0 and L.PHASES[int(out[K.PHASE])] in ("cell", "rotation"):
+        keep = L.S_HAND + cur * L.HANDMAX + int(out[L.S_SEL])
+    for q in range(n):
+        if q == observer:
+            continue
+        for k in range(int(out[L.S_HANDN + q])):
+            x = L.S_HAND + q * L.HANDMAX + k
+            if out[x] < nb and x != keep:
+                places.append(x)
+    vals = np.sort(out[places])  # sorted: the draw depends on rng alone, not the deal
+    out[places] = rng.permutation(vals)
+    for a, b in segments:
+        if b > a:
+            out[po + a:po + b] = rng.permutation(out[po + a:po + b])
+    return out
 
 
 # --- building positions -------------------------------------------------------------------
