@@ -1,4 +1,5 @@
-"""Op Glad IJs state-dict codec, consistency check and determinization (schema: ``env.py``).
+"""Op Glad IJs state-dict codec, consistency check and determinization (the kernel
+:func:`determinize` and its Python face ``resample``; schema: ``env.py``).
 
 ``fields_to_dict``, ``fields_from_dict``, ``check_state`` and ``resample`` of the game-folder
 contract (``card_envs.core.game.Game`` dispatches to them); the linked piles are read and
@@ -16,7 +17,18 @@ from card_envs.core.checks import int_in as _int_in
 from card_envs.core.checks import requirer, short_repr
 from card_envs.core.errors import StateDictError
 from card_envs.core.game import Game
-from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
+from card_envs.core.jit import njit
+from card_envs.core.kernels import (
+    C_PLAYERS,
+    CUR,
+    DONE,
+    DONE_TRUNCATED,
+    PHASE,
+    draw,
+    draw_below,
+    draw_shuffle,
+    rng_seed,
+)
 from card_envs.op_glad_ijs import layout as L
 from card_envs.op_glad_ijs import rules as R
 from card_envs.op_glad_ijs.parts.linked import (
@@ -228,22 +240,98 @@ def check_state(game: Game, state: np.ndarray) -> None:
 
 
 # --- determinization -----------------------------------------------------------------------
+_num_actions = njit(cache=True, inline="always")(L.num_actions)  # the layout's, compiled
+
+
+@njit(cache=True, inline="always")
+def _uncount(state: np.ndarray, s: int, m: int, unseen: np.ndarray) -> None:
+    """Take the ``m`` cards of the pile linked from slot ``s`` off the per-type ``unseen``."""
+    for _ in range(min(m, L.MAX_CARDS)):
+        if s < 0:
+            break
+        t = state[L.CARDS + 2 * s]
+        if 0 <= t < L.MAX_TYPES:
+            unseen[t] -= 1
+        s = state[L.NEXT + 2 * s]
+
+
+@njit(cache=True)
+def determinize(state: np.ndarray, cfg: np.ndarray, observer: int, out: np.ndarray,
+                rng: np.ndarray) -> None:
+    """Write into ``out`` a full state consistent with what ``observer`` knows, drawn from
+    ``rng`` (a one-element uint64 array) alone: the unknown parts of all draw piles redrawn
+    pooled (a uniform permutation of the cards nobody has seen over their slots; the public
+    bottom cards stay), the other seats' unresolved choices of this window redrawn uniformly
+    among the legal actions, and ``out``'s RNG words seeded from ``rng``.
+
+    Only public fields are read: the pool is the deck less the middle, the public bottom
+    cards, the won piles and the out pile (counts of the config, ``MCOUNT``, ``KCOUNT`` and
+    the piles' links), never the types in the unknown slots; other seats' pending choices and
+    the state's RNG are overwritten unread. So states that differ only in what ``observer``
+    cannot see give the same ``out``. ``state`` must be a valid Op Glad IJs state of ``cfg``
+    (the pile walks trust its links)."""
+    n = min(cfg[C_PLAYERS], L.MAX_PLAYERS)
+    T = min(cfg[L.G_T], L.MAX_TYPES)
+    for i in range(min(state.shape[0], out.shape[0])):
+        out[i] = state[i]
+    rng_seed(out, draw(rng))
+    # the cards nobody has seen, per type: the deck less every public card
+    unseen = np.zeros(L.MAX_TYPES, np.int64)
+    for t in range(T):
+        unseen[t] = cfg[L.CT_COUNT + t] - state[L.MCOUNT + t] - state[L.KCOUNT + t]
+    for q in range(n):
+        _uncount(state, state[L.WTOP + q], state[L.WLEN + q], unseen)
+    _uncount(state, state[L.OHEAD], state[L.OLEN], unseen)
+    # the unknown slots: each draw pile's links from the top down to its public bottom part
+    unknown = np.empty(L.MAX_CARDS, np.int64)
+    nu = 0
+    for q in range(n):
+        s = state[L.DTOP + q]
+        for _ in range(min(state[L.DLEN + q] - state[L.KNOWN + q], L.MAX_CARDS - nu)):
+            if s < 0:
+                break
+            unknown[nu] = s
+            nu += 1
+            s = state[L.NEXT + 2 * s]
+    pool = np.empty(L.MAX_CARDS, np.int32)  # the unseen cards, by type
+    m = 0
+    for t in range(T):
+        for _ in range(min(max(unseen[t], 0), L.MAX_CARDS - m)):
+            pool[m] = t
+            m += 1
+    k = min(nu, m)
+    draw_shuffle(rng, pool[:m], k)
+    for j in range(k):
+        out[L.CARDS + 2 * unknown[j]] = pool[j]
+    # the other seats' choices of this window (whether a seat has chosen is public: seat order)
+    if state[DONE] != 0:
+        return
+    cur = min(state[CUR], n)  # seats 0..cur-1 have chosen
+    if cur - (1 if 0 <= observer < cur else 0) <= 0:
+        return
+    mask = np.empty(L.MAX_ACTIONS, np.int8)
+    R.legal_mask(state, cfg, mask)  # reads only the middle
+    legal = np.empty(L.MAX_ACTIONS, np.int32)
+    nl = 0
+    for a in range(_num_actions(T)):
+        if mask[a]:
+            legal[nl] = a
+            nl += 1
+    if nl == 0:
+        return
+    for q in range(cur):
+        if q != observer:
+            out[L.CHOICE + q] = legal[draw_below(rng, nl)]
+
+
 def resample(game: Game, state: np.ndarray, observer: int,
              rng: np.random.Generator) -> np.ndarray:
     """Redraw the unknown parts of all draw piles (pooled: nobody knows which unknown card
     lies in which pile, nor in which order; the public bottom cards stay), and other seats'
-    unresolved choices of this window among the legal actions. The result depends only on
-    what ``observer`` knows and on ``rng``."""
-    out = state.copy()
-    n = game.num_players
-    unknown = []  # slots of the unknown cards, per pile from the public bottom part up
-    for q in range(n):
-        unknown += draw_slots(out, q)[int(out[L.KNOWN + q]):]
-    pool = sorted(types(out, unknown))  # sorted: the draw depends on rng alone
-    pool = rng.permutation(np.asarray(pool, np.int32)) if pool else pool
-    for s, t in zip(unknown, pool):
-        out[L.CARDS + 2 * s] = t
-    legal = np.flatnonzero(legal_mask(game, out))
-    for q in pending_hidden(out, observer):
-        out[L.CHOICE + q] = int(rng.choice(legal))
+    unresolved choices of this window among the legal actions: :func:`determinize` seeded
+    with 64 bits of ``rng``. The result depends only on what ``observer`` knows and on
+    ``rng``."""
+    out = np.empty_like(state)
+    seed = np.array([rng.integers(0, 2**64, dtype=np.uint64)])  # (faster than size=1)
+    determinize(state, game.cfg, observer, out, seed)
     return out
