@@ -1,6 +1,7 @@
-"""If It Fits state-dict codec, consistency checks and determinization (schema: ``env.py``),
-dispatched to by :class:`~card_envs.core.game.Game`; ``g`` is an If It Fits game
-(``card_envs.if_it_fits.game``: its sizes, offsets ``lay`` and card names)."""
+"""If It Fits state-dict codec, consistency checks and determinization (the kernel
+:func:`determinize` and its Python face ``resample``; schema: ``env.py``), dispatched to by
+:class:`~card_envs.core.game.Game`; ``g`` is an If It Fits game (``card_envs.if_it_fits.game``:
+its sizes, offsets ``lay`` and card names)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,17 @@ from card_envs.core.checks import int_in as _int
 from card_envs.core.checks import seq as _seq
 from card_envs.core.errors import StateDictError
 from card_envs.core.game import Game
-from card_envs.core.kernels import CUR, DONE, DONE_TRUNCATED, PHASE
+from card_envs.core.jit import njit
+from card_envs.core.kernels import (
+    C_PLAYERS,
+    CUR,
+    DONE,
+    DONE_TRUNCATED,
+    PHASE,
+    draw,
+    draw_shuffle,
+    rng_seed,
+)
 from card_envs.if_it_fits import layout as L
 from card_envs.if_it_fits.parts.arrays import read_table
 from card_envs.if_it_fits.parts.board import rebuild
@@ -373,37 +384,101 @@ def _check_turn(g: Game, state: np.ndarray, ph: str, cur: int,
                  "nowhere")
 
 
-def resample(g: Game, state: np.ndarray, observer: int,
-             rng: np.random.Generator) -> np.ndarray:
-    """Redraw the other hands and the pile order: the box cards in the pile and in the
-    other hands are dealt anew over the same places, then every pile segment (the basic
-    game's Princess piles; the whole pile when advanced) is shuffled in itself. Kept: the
-    number of Princesses each other seat holds, the number per segment, and a card being
-    placed right now (its hand position was chosen). The result depends only on what
-    ``observer`` knows and on ``rng``."""
-    out = state.copy()
-    n, nb = g.num_players, g.nb
-    po = g.lay["pile"]
-    pn = int(out[L.S_PN])
-    segments = [(int(out[L.S_SEGB + j]), min(int(out[L.S_SEGB + j + 1]), pn))
-                for j in range(int(out[L.S_NSEG]))]
-    for a, b in segments:  # canonical order first: where a Princess lies is unknown
-        out[po + a:po + b] = np.sort(out[po + a:po + b])
-    places = [po + k for k in range(pn) if out[po + k] < nb]
-    cur = int(out[CUR])
-    keep = -1
-    if cur >= 0 and L.PHASES[int(out[PHASE])] in ("cell", "rotation"):
-        keep = L.S_HAND + cur * L.HANDMAX + int(out[L.S_SEL])
+@njit(cache=True)
+def determinize(state: np.ndarray, cfg: np.ndarray, observer: int, out: np.ndarray,
+                rng: np.ndarray) -> None:
+    """Write into ``out`` a full state consistent with what ``observer`` knows, drawn from
+    ``rng`` (a one-element uint64 array) alone, with ``out``'s RNG words seeded from it.
+
+    The box cards the observer cannot see (all but those on the table, discarded, in its own
+    hand and the card being placed) are listed in id order from those public fields and dealt
+    uniformly over the other hands' box-card places and the pile's; in every pile segment the
+    Princesses and special toy cards it holds take random places, the dealt box cards the
+    rest. Kept as the numpy version kept them (``env.py``): the Princesses of each other hand
+    (at their hand positions), the Princesses and special toy cards of each pile segment (as
+    multisets), and the card being placed in phases cell / rotation; these are the only hidden
+    entries read. The box cards in other hands and the pile, the order in a segment and the
+    state's RNG are not, so states that differ only there give the same ``out``. ``state`` must
+    be a valid If It Fits state of ``cfg``; ``out`` has its size."""
+    n = min(cfg[C_PLAYERS], L.MAX_PLAYERS)
+    nb, nc = cfg[L.CF_NB] & L.IDX, cfg[L.CF_NC]
+    po, pilemax = cfg[L.CF_O_PILE] & L.IDX, cfg[L.CF_PILEMAX] & L.IDX
+    for i in range(min(state.shape[0], out.shape[0])):
+        out[i] = state[i]
+    rng_seed(out, draw(rng))
+    cur, ph = state[CUR], state[PHASE]
+    keep = -1  # the card being placed: its hand position is public and it stays there
+    if 0 <= cur < n and (ph == L.P_CELL or ph == L.P_ROT) and 0 <= state[L.S_SEL] < L.HANDMAX:
+        keep = L.S_HAND + cur * L.HANDMAX + state[L.S_SEL]
+    # scratch: [0, nb) known flags, compacted in place into the unknown box cards (the pool);
+    # then a segment's special cards and its places
+    work = np.zeros(nb + 2 * pilemax, np.int32)
+    c0 = cfg[L.CF_O_CELL] & L.IDX
+    for i in range((cfg[L.CF_ROWS] & L.IDX) * (cfg[L.CF_COLS] & L.IDX)):
+        c = (state[c0 + i] - 1) >> 1
+        if state[c0 + i] > 0 and c < nb:
+            work[c] = 1
+    d0 = cfg[L.CF_O_DISC] & L.IDX
+    for k in range(min(state[L.S_DISCN], nc + L.NUM_PRINCESS)):
+        c = state[d0 + k]
+        if 0 <= c < nb:
+            work[c] = 1
     for q in range(n):
+        for k in range(min(state[L.S_HANDN + q], L.HANDMAX)):
+            x = L.S_HAND + q * L.HANDMAX + k
+            c = state[x]
+            if (q == observer or x == keep) and 0 <= c < nb:
+                work[c] = 1
+    m = 0
+    for c in range(nb):  # ascending, and m <= c: flag c is read before slot m is written
+        if work[c] == 0:
+            work[m] = c
+            m += 1
+    pool = work[:m]
+    draw_shuffle(rng, pool, m)
+    p = 0  # next pool card
+    for q in range(n):  # other hands: a Princess stays, box cards come from the pool
         if q == observer:
             continue
-        for k in range(int(out[L.S_HANDN + q])):
+        for k in range(min(state[L.S_HANDN + q], L.HANDMAX)):
             x = L.S_HAND + q * L.HANDMAX + k
-            if out[x] < nb and x != keep:
-                places.append(x)
-    vals = np.sort(out[places])  # sorted: the draw depends on rng alone, not the deal
-    out[places] = rng.permutation(vals)
-    for a, b in segments:
-        if b > a:
-            out[po + a:po + b] = rng.permutation(out[po + a:po + b])
+            if x != keep and state[x] != nc and p < m:
+                out[x] = pool[p]
+                p += 1
+    spec = work[nb:nb + pilemax]
+    slots = work[nb + pilemax:]
+    pn = min(max(state[L.S_PN], 0), pilemax)
+    for j in range(min(state[L.S_NSEG], L.MAX_PLAYERS)):
+        a = min(max(state[L.S_SEGB + j], 0), pn)
+        b = min(max(state[L.S_SEGB + j + 1], a), pn)
+        ns = 0  # the segment's Princesses and special toy cards, sorted
+        for t in range(a, b):
+            c = state[po + t]
+            if c >= nb:
+                i = ns
+                while i > 0 and spec[i - 1] > c:
+                    spec[i] = spec[i - 1]
+                    i -= 1
+                spec[i] = c
+                ns += 1
+        for t in range(b - a):
+            slots[t] = t
+            out[po + a + t] = -1
+        draw_shuffle(rng, slots[:b - a], ns)  # their places: a random ordered choice
+        for i in range(ns):
+            out[po + a + slots[i]] = spec[i]
+        for t in range(a, b):
+            if out[po + t] < 0 and p < m:
+                out[po + t] = pool[p]
+                p += 1
+
+
+def resample(g: Game, state: np.ndarray, observer: int,
+             rng: np.random.Generator) -> np.ndarray:
+    """Redraw the other hands and the pile order (the box cards the observer cannot see dealt
+    anew over the same places, every pile segment shuffled in itself; Princess counts and the
+    card being placed kept): :func:`determinize` seeded with 64 bits of ``rng``."""
+    out = np.empty_like(state)
+    seed = np.array([rng.integers(0, 2**64, dtype=np.uint64)])  # (faster than size=1)
+    determinize(state, g.cfg, observer, out, seed)
     return out
