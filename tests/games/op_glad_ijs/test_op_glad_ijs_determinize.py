@@ -166,6 +166,7 @@ def test_determinize_keeps_view_and_ignores_hidden(opts: dict) -> None:
 @pytest.mark.parametrize("opts", OPTIONS[:3], ids=OPT_IDS[:3])
 def test_resample_is_the_kernel_seeded_from_the_generator(opts: dict) -> None:
     eng = engine(opts)
+    assert eng.game.k_determinize is determinize, "the batched search's kernel is this one"
     for state in positions(eng, seed=3, games=1, per_game=4):
         for obs in range(eng.num_players):
             out = resample(eng.game, state, obs, np.random.default_rng(obs))
