@@ -1,81 +1,45 @@
-"""``az``: AlphaZero-style search guided by a policy network, for any game with one
-(determinized PUCT over the engine's rules; hidden cards drawn from the searcher's
-information set).
+"""``az``: AlphaZero-style search guided by a policy-value network, for any game and any number
+of seats: the batched search of :mod:`card_envs.agents.az_search` with a batch of one game.
 
 >>> from card_envs.agents import make_agent
->>> a = make_agent("az:iterations=800", "slide_v0", seed=0)       # doctest: +SKIP
+>>> a = make_agent("az:ms=200", "slide_v0", seed=0)                 # doctest: +SKIP
 >>> env.step(a.act_env(env))                                        # doctest: +SKIP
->>> visits, value = a.search(env.state_array)   # policy target and root value  # doctest: +SKIP
+>>> visits, value = a.search(env.state_array)                       # doctest: +SKIP
+>>> a.last_policy      # the improved policy over the actions (a policy target)  # doctest: +SKIP
 
-**Network.** ``path`` names a policy saved by card-envs' trainer (a ``.safetensors``
-:class:`~card_envs.agents.net.NetPolicy`); the default is the shipped PPO baseline of the game
-(:func:`~card_envs.agents.ppo.baseline_path`, 2 players). Its action scorer gives the priors
-(softmax of the logits over the legal actions), its value head the value of a leaf for the seat
-that observes it there.
+**Network.** ``path`` names a policy ``.safetensors`` saved by card-envs' trainers (a
+:class:`~card_envs.agents.net.NetPolicy`). The default is the game's shipped self-play network
+(``card_envs/agents/data/az/<env_id>.safetensors``, ``<env_id>_<n>p.safetensors`` for ``n``
+seats, trained by :func:`card_envs.rl.az.train_az`), else its PPO baseline (2 seats). A
+self-play network's value head gives every seat's expected share of the win; a PPO network's
+scalar value ``v`` (the return of the ``win`` reward mode, its reward shaping added back from
+the training record beside the weights) reads as ``share = 0.5 + value_scale * v`` for the
+seat to act, the rest shared by the others.
 
-**Search** (compiled: :mod:`card_envs.agents.az_kernels`). Like ``mcts``, one information-set
-tree shared by ``determinizations`` states drawn per move by the game's ``resample`` from what
-the searcher's seat knows (the determinization of the game's own search agent where it refines
-it: Op Glad IJs draws the other seats' hidden choices of the window with its heuristic), cycled
-through, with the RNG of future chance redrawn at every descent. One shared tree rather than
-one per determinization: the searcher's own nodes have the same observation in every
-determinization, so each network evaluation serves all of them, and the budget (a few thousand
-evaluations a move) is not split into many shallow trees; the price is the usual
-SO-ISMCTS strategy fusion. Descents follow PUCT, ``Q + c_puct P sqrt(1 + sum N) / (1 + N)``;
-an unvisited child's ``Q`` is the network's value of its parent for the seat to act there.
-``batch`` descents run with virtual loss (a visit whose value is pending counts as
-``virtual_loss`` of a loss, so the batch's descents spread out), their leaves' observations
-(for the seat to act at each leaf, by the game's observe kernel) go through the network in
-**one** forward pass, then the leaves are expanded and the values backed up. A finished game is
-valued by its outcome: a seat's share of the win (1 for a sole winner, 1/k for k tied winners,
-0 otherwise), as in ``mcts``. The forward passes run on one torch thread (restored after each
-move): batches of a few dozen rows gain nothing from more, and on a busy machine threads
-waiting for each other made a move 30 times slower.
+**Search.** Each move draws ``determinizations`` states consistent with what the searcher's
+seat knows (the game's ``resample``; Op Glad IJs also draws the other seats' hidden window
+choices with its heuristic), cycled through one per simulation in one information-set tree,
+with the chance of every simulation drawn afresh. ``batch`` descents run per wave (they spread
+out by their pending visits), and their leaves go through the network in one forward pass.
+``mode="gumbel"`` (default): Gumbel root with sequential halving over ``considered`` actions
+and the deterministic ``argmax pi' - N / (1 + sum N)`` below it (``c_visit``, ``c_scale``:
+the scale of ``sigma(completed Q)``); no Gumbel noise, so the move is deterministic for a seed
+and budget. ``mode="puct"``: AlphaZero's PUCT (``c_puct``, ``virtual_loss``), the most visited
+move. Finished games are valued by their result; backups are max-n, so every seat maximises
+its own share of the win, for any number of seats. Op Glad IJs' simultaneous windows: the other
+seats are modelled by the heuristic (as its ``mcts`` does), and ``anchor`` keeps the
+heuristic's slap unless the search finds a move clearly better (mean value ahead by more than
+``anchor / sqrt(visits)``).
 
-**Values.** Backup is max-n: a node holds the value of the seat that moved into it, so every
-seat maximizes its own share, for any number of players. The baselines' value head predicts a
-seat's return in the ``win`` reward mode (+1 win, -1 loss; for Slide, Isflak and If It Fits
-trained with potential-based shaping, so the head predicts the return minus ``shaping *
-phi(obs)``, added back here from the training record beside the weights). The expected return
-``2 p - 1`` of a win probability ``p`` gives ``share = 0.5 + value_scale * v`` clipped to
-[0, 1], with ``value_scale`` 0.5. Measured on 40-60 finished games per game (the baseline
-against itself and the heuristic), a least-squares fit of the final win share on ``v`` gives
-slopes 0.40 (Slide), 0.57 (Isflak), 0.50 (If It Fits), 0.67 (Flipology), 0.57 (Op Glad IJs)
-and intercepts 0.40-0.50: the plain mapping is about as calibrated as a fit per game. The
-other seats share the rest: ``(1 - share) / (n - 1)`` each.
-
-**Budget.** ``iterations`` (simulations: leaves evaluated plus finished games reached; default
-800 unless ``ms`` is given; deterministic for a seed) or ``ms`` per move, validated as for
-``mcts``. ``temperature`` 0 plays the most visited legal root action, else samples visits
-``** (1 / temperature)``. The agent reads the true state only through the determinizations.
-
-**Priors** are ``softmax(logits / prior_temp)``. The PPO baselines' policies are sharp (their
-cross-entropy against the search's own visit counts is about 5 nats in Isflak), so with
-``prior_temp`` 1 the search mostly follows the network's first choice and inherits its
-mistakes. Softened (``prior_temp`` 3), the search lost less to ``mcts:ms=200`` in 20-game
-matches at ``ms=200``: Slide 0.40 -> 0.73, Isflak 0.35 -> 0.63, Flipology 0.65 -> 0.80, while
-If It Fits (hundreds of legal moves) fell from 0.70 to 0.43. Each game's default is in its
-manifest (``az={"prior_temp": ...}``: 3, and 1 for If It Fits). Over 100 games with these
-defaults (the learned-search guide's table) Slide scores 0.585, Flipology 0.68, If It Fits
-0.675 and Isflak 0.37: the 20-game Isflak gain was noise.
-
-**Rollouts** (``mix``, default 0): a leaf's value can be mixed with the result of one rollout
-from it by the game's ``mcts`` rollout policy (``horizon`` moves at most: the game's ``mcts``
-default), ``(1 - mix) value + mix rollout``, computed inside the compiled descent. In Slide
-(20 games against ``mcts:ms=200``) ``mix`` 0.5 and 1 did not beat the network's value alone.
-
-**Defaults** of the other parameters, chosen on 100-game matches (duplicate deals) at 800
-simulations against the network alone (``ppo``): ``c_puct`` 0.5 (0.2-0.75 alike; 1.5 lost
-5-10 points of win rate in Slide, Isflak and If It Fits); ``batch`` 32 with ``virtual_loss``
-0.5 (Isflak: 0.83, as batch 8-16 at 0.84-0.85, while batch 32 with a whole loss fell to 0.78
-and batch 64 to 0.59; batch 32 evaluates about 30% more leaves per second than 16, 64 another
-25%); ``value_scale`` 0.35-0.8 and ``determinizations`` 8-128 made no difference beyond the
-noise (about +-0.09).
+**Budget.** ``iterations`` (simulations a move, default 800 unless ``ms``; deterministic for a
+seed) or ``ms`` per move: then the simulation count the sequential halving plans for comes from
+the rate the agent measured on its previous moves, and the search stops at the deadline.
+``temperature`` 0 plays the search's move, else samples the improved policy ``** (1 /
+temperature)``. The agent reads the true state only through its determinizations.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from pathlib import Path
@@ -83,52 +47,44 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from card_envs.agents.az_kernels import (
-    ACT,
-    CHILD,
-    NODE_FIELDS,
-    SIB,
-    VISITS,
-    compiled_descend,
-    expand_backup,
-)
+from card_envs.agents.az_search import BatchSearch, NetEvaluator, game_searcher
 from card_envs.agents.base import Agent, legal_actions
 from card_envs.agents.params import Param, check_params
 from card_envs.agents.ppo import baseline_path
-from card_envs.agents.search import MAX_ITERATIONS, MAX_MS, MAX_NODES, SearchAgent
+from card_envs.agents.search import MAX_ITERATIONS, MAX_MS, MAX_NODES
 from card_envs.agents.weights import WeightsError
 from card_envs.core import kernels as K
-from card_envs.core.engine import Engine
 from card_envs.core.manifest import load
 from card_envs.core.registry import env_class, manifest, resolve_env_id
 
-__all__ = ["AZAgent"]
+__all__ = ["AZAgent", "default_network"]
 
 DEFAULT_ITERATIONS = 800
-DEFAULT_MIX = 0.0
+AZ_NETWORKS = Path(__file__).resolve().parent / "data" / "az"
 
 
-def _game_search(env_id: str) -> type[SearchAgent]:
-    """The game's own search agent class (its rollout policy and horizon), else
-    :class:`SearchAgent`."""
-    path = manifest(env_id).search
-    return load(path) if path else SearchAgent
-
-
-def _game_determinize(env_id: str) -> Any:
-    """The determinization of the game's own search agent when it refines ``resample`` (a
-    function of ``(agent, state, seat, rng)`` reading the agent's ``engine`` and ``_obs``),
-    else None."""
-    path = manifest(env_id).search
-    if not path:
-        return None
-    fn = load(path).determinize
-    return None if fn is SearchAgent.determinize else fn
+def default_network(env_id: str, num_players: int = 2) -> Path:
+    """The network ``az`` searches with by default: the shipped self-play network of the game
+    and seat count, else the PPO baseline (2 seats); ``ValueError`` if there is neither."""
+    env_id = resolve_env_id(env_id)
+    name = env_id if num_players == 2 else f"{env_id}_{num_players}p"
+    path = AZ_NETWORKS / f"{name}.safetensors"
+    if path.is_file():
+        return path
+    try:
+        return baseline_path(env_id, num_players)
+    except ValueError:
+        have = sorted(p.stem for p in AZ_NETWORKS.glob("*.safetensors"))
+        raise ValueError(f"no network for {env_id} with {num_players} players (shipped az "
+                         f"networks: {', '.join(have) or 'none'}; PPO baselines: 2 players); "
+                         "give one: 'az:path=path/to/final.safetensors'") from None
 
 
 def _training_shaping(policy: Any, path: str | None) -> float:
     """The reward-shaping scale the policy was trained with: from its training record (the
     ``.json`` beside the weights, or the record a live policy carries), 0 if none says."""
+    import json
+
     record = dict(getattr(policy, "info", None) or {})
     if "info" not in record and path:
         side = Path(path).with_suffix(".json")
@@ -144,26 +100,33 @@ def _training_shaping(policy: Any, path: str | None) -> float:
 
 
 class AZAgent(Agent):
-    """Network-guided determinized PUCT (module docstring). Parameters (``OptionError`` outside
-    these ranges, NaN and infinities included):
+    """Network-guided search (module docstring). Parameters (``OptionError`` outside these
+    ranges, NaN and infinities included):
 
     ===================  ===================  ============================================
     ``iterations``       int, 1..10**7        simulations per move (800 unless ``ms``)
     ``ms``               number, 1..600000    milliseconds per move
-    ``c_puct``           number, 0..100       exploration constant (0.5)
+    ``mode``             ``gumbel``/``puct``  root and selection rule (gumbel)
+    ``considered``       int, 1..4096         Gumbel: actions considered at the root (16)
+    ``c_visit``          number, 0..10**6     Gumbel: sigma's visit offset (50)
+    ``c_scale``          number, 0..10**6     Gumbel: sigma's scale (0.1)
+    ``rescale``          bool                 Gumbel: Q rescaled over siblings (False)
+    ``c_puct``           number, 0..100       PUCT: exploration constant (0.5)
+    ``virtual_loss``     number, 0..1         PUCT: a pending visit's share of a loss (0.5)
     ``determinizations`` int, 1..4096         states drawn per move (32)
-    ``batch``            int, 1..1024         leaves per network forward (32)
-    ``temperature``      number, 0..100       0: most visited move; else sampled
-    ``path``             text                 a policy ``.safetensors`` (default: baseline)
-    ``value_scale``      number, 0..10        share = 0.5 + value_scale * value (0.5)
-    ``virtual_loss``     number, 0..1         a pending visit's share of a loss (0.5)
-    ``mix``              number, 0..1         share of a rollout in a leaf's value (MIX)
-    ``prior_temp``       number, 0.01..100    priors = softmax(logits / prior_temp) (1)
-    ``horizon``          int, -1..10**6       rollout moves (-1: to the end; game default)
+    ``batch``            int, 1..1024         descents per network forward (32)
+    ``temperature``      number, 0..100       0: the search's move; else sampled
+    ``path``             text                 a policy ``.safetensors`` (default network)
+    ``value_scale``      number, 0..10        scalar value heads: share = 0.5 + scale v
+    ``prior_temp``       number, 0.01..100    priors = softmax(logits / prior_temp)
+    ``anchor``           number, 0..1000      keep the rollout policy's move (game default)
     ``max_nodes``        int, 2..2**24        tree capacity (2**18)
     ``model``            NetPolicy            a loaded policy (Python only, not in a spec)
     ===================  ===================  ============================================
-    """
+
+    ``prior_temp`` defaults to 1 for a self-play network and to the game's manifest value
+    (``az={"prior_temp": ...}``) for a PPO network, whose sharp policies the search otherwise
+    follows too closely."""
 
     name = "az"
     needs_state = True
@@ -171,114 +134,113 @@ class AZAgent(Agent):
         "iterations": Param("int", 1, MAX_ITERATIONS, "simulations per move (default "
                             f"{DEFAULT_ITERATIONS} unless ms is given)", budget=True),
         "ms": Param("float", 1, MAX_MS, "milliseconds per move", budget=True),
+        "mode": Param("str", doc="'gumbel' (default) or 'puct'", optional=False),
+        "considered": Param("int", 1, 4096, "Gumbel: actions considered at the root (16)",
+                            optional=False),
+        "c_visit": Param("float", 0, 1e6, "Gumbel: sigma's visit offset (50)",
+                         optional=False),
+        "c_scale": Param("float", 0, 1e6, "Gumbel: sigma's scale (0.1)", optional=False),
+        "rescale": Param("bool", doc="Gumbel: rescale Q over the children (mctx; False)",
+                         optional=False),
         "c_puct": Param("float", 0, 100, "PUCT exploration constant (default 0.5)",
                         optional=False),
+        "virtual_loss": Param("float", 0, 1, "PUCT: share of a loss a pending visit counts "
+                              "for (default 0.5)", optional=False),
         "determinizations": Param("int", 1, 4096, "states drawn per move (default 32)",
                                   optional=False, budget=True),
-        "batch": Param("int", 1, 1024, "leaves per network forward (default 32)",
+        "batch": Param("int", 1, 1024, "descents per network forward (default 32)",
                        optional=False),
-        "temperature": Param("float", 0, 100, "0: the most visited move; else sample visits "
-                             "** (1 / temperature)", optional=False),
-        "path": Param("str", doc="a policy .safetensors saved by train_ppo (default: the "
-                      "pretrained baseline)", file=True),
-        "value_scale": Param("float", 0, 10, "leaf share = 0.5 + value_scale * value "
-                             "(default 0.5)", optional=False),
-        "virtual_loss": Param("float", 0, 1, "share of a loss a pending visit counts for "
-                              "(default 0.5)", optional=False),
-        "mix": Param("float", 0, 1, "share of a rollout in a leaf's value (default "
-                     f"{DEFAULT_MIX})", optional=False),
-        "prior_temp": Param("float", 0.01, 100, "priors are softmax(logits / prior_temp) "
-                            "(default 1)", optional=False),
-        "horizon": Param("int", -1, 10**6, "rollout moves (-1: to the end; default: the "
-                         "game's mcts)"),
+        "temperature": Param("float", 0, 100, "0: the search's move; else sample the "
+                             "improved policy ** (1 / temperature)", optional=False),
+        "path": Param("str", doc="a policy .safetensors (default: the game's self-play "
+                      "network, else its PPO baseline)", file=True),
+        "value_scale": Param("float", 0, 10, "scalar value heads: share = 0.5 + value_scale "
+                             "* value (default 0.5)", optional=False),
+        "prior_temp": Param("float", 0.01, 100, "priors are softmax(logits / prior_temp)"),
+        "anchor": Param("float", 0, 1000, "keep the rollout policy's move unless clearly "
+                        "beaten (game default; 0: none)"),
         "max_nodes": Param("int", 2, MAX_NODES, "tree capacity (default 2**18)",
                            optional=False, budget=True),
         "model": Param("object", doc="a loaded NetPolicy", spec=False),
     }
 
     def __init__(self, env_id: str, seed: int | None = None, iterations: int | None = None,
-                 ms: float | None = None, c_puct: float = 0.5, determinizations: int = 32,
-                 batch: int = 32, temperature: float = 0.0, path: str | None = None,
-                 value_scale: float = 0.5, virtual_loss: float = 0.5,
-                 mix: float = DEFAULT_MIX, prior_temp: float | None = None,
-                 horizon: int | None = None,
+                 ms: float | None = None, mode: str = "gumbel", considered: int = 16,
+                 c_visit: float = 50.0, c_scale: float = 0.1, rescale: bool = False,
+                 c_puct: float = 0.5,
+                 virtual_loss: float = 0.5, determinizations: int = 32, batch: int = 32,
+                 temperature: float = 0.0, path: str | None = None, value_scale: float = 0.5,
+                 prior_temp: float | None = None, anchor: float | None = None,
                  max_nodes: int = 2**18, model: Any = None, **options: Any) -> None:
-        tuned = manifest(env_id).az  # this game's measured defaults
-        if prior_temp is None:
-            prior_temp = float(tuned.get("prior_temp", 1.0))
         p = check_params(type(self), {
-            "iterations": iterations, "ms": ms, "c_puct": c_puct,
-            "determinizations": determinizations, "batch": batch, "temperature": temperature,
-            "path": path, "value_scale": value_scale, "virtual_loss": virtual_loss,
-            "mix": mix, "prior_temp": prior_temp, "horizon": horizon, "max_nodes": max_nodes})
+            "iterations": iterations, "ms": ms, "mode": mode, "considered": considered,
+            "c_visit": c_visit, "c_scale": c_scale, "rescale": rescale, "c_puct": c_puct,
+            "virtual_loss": virtual_loss, "determinizations": determinizations,
+            "batch": batch, "temperature": temperature, "path": path,
+            "value_scale": value_scale, "prior_temp": prior_temp, "anchor": anchor,
+            "max_nodes": max_nodes})
+        from card_envs.core.errors import OptionError
+
+        if p["mode"] not in ("gumbel", "puct"):
+            raise OptionError(f"az: mode must be 'gumbel' or 'puct', got {p['mode']!r}")
         super().__init__(env_id, seed, **options)
         iterations, ms = p["iterations"], p["ms"]
         if iterations is None and ms is None:
             iterations = DEFAULT_ITERATIONS
         self.iterations, self.ms = iterations, ms
-        self.c_puct, self.batch = p["c_puct"], p["batch"]
-        self.temperature, self.value_scale = p["temperature"], p["value_scale"]
-        self.virtual_loss, self.mix = p["virtual_loss"], p["mix"]
-        self.prior_temp = p["prior_temp"]
-        searcher = _game_search(env_id)
-        self.horizon = searcher.default_horizon if p["horizon"] is None else p["horizon"]
+        self.mode, self.considered = p["mode"], p["considered"]
+        self.c_visit, self.c_scale, self.rescale = p["c_visit"], p["c_scale"], p["rescale"]
+        self.c_puct, self.virtual_loss = p["c_puct"], p["virtual_loss"]
+        self.batch, self.temperature = p["batch"], p["temperature"]
+        self.value_scale = p["value_scale"]
+        searcher = game_searcher(env_id)
+        self._searcher = searcher
+        self.anchor = float(searcher.default_anchor if p["anchor"] is None else p["anchor"])
         known = env_class(env_id).game_class.option_specs()
         game_opts = {k: v for k, v in options.items() if k in known}
-        self.engine = eng = Engine(env_id, **game_opts)
-        g = eng.game
-        n = g.num_players
+        self.search_engine = BatchSearch(env_id, num_games=1, leaves=self.batch,
+                                         max_nodes=p["max_nodes"],
+                                         determinizations=p["determinizations"],
+                                         considered=self.considered, **game_opts)
+        self.engine = self.search_engine.engine
+        g = self.engine.game
+        self.determinizations = self.search_engine.determinizations
         self.policy, self.path = self._policy(env_id, p["path"], model, g, game_opts)
-        self.shaping = _training_shaping(self.policy, self.path)
+        n = g.num_players
+        own_values = getattr(self.policy.net, "value_dim", 1) == n
+        if p["prior_temp"] is None:
+            tuned = manifest(env_id).az  # this game's measured default for PPO networks
+            p["prior_temp"] = 1.0 if own_values else float(tuned.get("prior_temp", 1.0))
+        self.prior_temp = p["prior_temp"]
+        self.shaping = 0.0 if own_values else _training_shaping(self.policy, self.path)
         pot = manifest(env_id).train.potential if self.shaping else None
         self.potential = load(pot) if pot else None
         if self.potential is None:
             self.shaping = 0.0
-        self.determinizations = 1 if g.perfect_information else p["determinizations"]
-        self._refine = _game_determinize(env_id)
-        cap = p["max_nodes"]
-        self._tree = np.empty((cap, NODE_FIELDS), np.int32)
-        self._w = np.zeros(cap, np.float64)
-        self._prior = np.zeros(cap, np.float64)
-        self._vnet = np.zeros(cap, np.float64)
-        self._meta = np.zeros(1, np.int64)
-        self._rng = np.zeros(1, np.uint64)
-        self._work = np.empty(g.state_size, np.int32)
+        self.evaluator = NetEvaluator(self.policy, value_scale=self.value_scale,
+                                      shaping=self.shaping, potential=self.potential)
+        self._seeds = np.zeros(1, np.uint64)
         self._mask = np.zeros(g.num_actions, np.int8)
-        self._tmp = np.zeros(g.num_actions, np.int8)
         self._obs = np.zeros(g.obs_size, g.obs_dtype)
-        self._val = np.zeros(n, np.float64)
-        self._pts = np.zeros(n, np.float64)
-        self._win = np.zeros(n, np.int64)
-        self._rew = np.zeros(n, np.float32)
-        B = self.batch
-        self._leaf_obs = np.zeros((B, g.obs_size), g.obs_dtype)
-        self._leaf_mask = np.zeros((B, g.num_actions), np.int8)
-        self._leaf_node = np.zeros(B, np.int64)
-        self._leaf_seat = np.zeros(B, np.int64)
-        self._clash = np.zeros(4 * B + 4, np.int64)
-        self._out = np.zeros(4, np.int64)
-        self._pobs = np.zeros(g.obs_size, g.obs_dtype)
-        self._leaf_roll = np.zeros(B, np.float64)
-        self._descend = compiled_descend(g, searcher.rollout_policy)
-        #: network forward passes (all moves), and per the last search: forwards,
-        #: simulations, leaves evaluated by the network, collisions (descents taken back),
-        #: mean value of each root action
+        #: network forward passes (all moves), and per the last search: simulations, leaves
+        #: evaluated by the network, forwards; mean value and improved policy per action
         self.forwards = 0
         self.last_forwards = self.last_iterations = self.last_leaves = 0
-        self.last_collisions = 0
         self.last_values = np.full(g.num_actions, np.nan)
+        self.last_policy = np.zeros(g.num_actions)
+        self._rate = 0.0  # simulations per second measured on the last moves (ms budgets)
         self._warm_up()
 
     @staticmethod
     def _policy(env_id: str, path: str | None, model: Any, g: Any,
                 game_opts: dict[str, Any]) -> tuple[Any, str | None]:
-        """The NetPolicy to search with (``model``, the file ``path`` or the baseline)."""
+        """The NetPolicy to search with (``model``, the file ``path`` or the default)."""
         if model is None:
             if path is None:
-                path = str(baseline_path(resolve_env_id(env_id), g.num_players))
+                path = str(default_network(resolve_env_id(env_id), g.num_players))
             if not str(path).endswith(".safetensors"):
                 raise WeightsError(f"az agent: {path!r} is not a policy .safetensors saved by "
-                                   "train_ppo (az needs card-envs' own network)")
+                                   "card-envs' trainers (az needs card-envs' own network)")
             if not Path(path).is_file():
                 raise FileNotFoundError(f"az agent: no policy file {path!r}")
             from card_envs.agents.net import load_policy
@@ -292,124 +254,68 @@ class AZAgent(Agent):
             raise WeightsError(f"az agent: the policy plays {model.env_id} with (observation, "
                                f"actions, players) {have}; this game is "
                                f"{resolve_env_id(env_id)} with {want}")
+        if getattr(model.net, "value_dim", 1) not in (1, g.num_players):
+            raise WeightsError(f"az agent: the network's value head has "
+                               f"{model.net.value_dim} outputs; this game has "
+                               f"{g.num_players} seats")
         return model, path
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise TypeError(f"{type(self).__name__} searches the game: call act_state(state, obs, "
                         "mask) or act_env(env) (the arena does)")
 
-    def determinize(self, state: np.ndarray, seat: int, rng: np.random.Generator
-                    ) -> np.ndarray:
-        """One state consistent with what ``seat`` knows."""
-        if self._refine is not None:
-            return self._refine(self, state, seat, rng)
-        return self.engine.resample(state, seat, rng)
-
     def _warm_up(self) -> None:
-        """Compile now (two simulations on a fresh deal), so that no move pays for it."""
+        """Compile now and measure the simulation rate (a short search of a fresh deal), so
+        that no move pays for compiling."""
         state = self.engine.new_state(0)
         forwards = self.forwards
-        self._run(state, int(state[K.CUR]), 0, 2, None)
+        self._run(state, 0, 2, None)
+        t0 = time.perf_counter()
+        self._run(state, 1, max(2, 2 * self.batch), None)
+        dt = time.perf_counter() - t0
+        self._rate = self.last_iterations / dt if dt > 0 else 0.0
         self.forwards = forwards
 
-    def _evaluate(self, count: int) -> None:
-        """One network forward for the first ``count`` leaves of the batch, then expansion and
-        backup (:func:`~card_envs.agents.az_kernels.expand_backup`)."""
-        import torch
-
-        pol = self.policy
-        obs = self._leaf_obs[:count]
-        x, rows, acts, offsets = pol.pinput.compute(obs, self._leaf_mask[:count], threads=1)
-        seg = np.repeat(np.arange(count, dtype=np.int64), np.diff(offsets))
-        with torch.inference_mode():  # (numpy's repeat: torch.repeat_interleave can take ms)
-            logits, values = pol.net(torch.from_numpy(x), torch.from_numpy(rows),
-                                     torch.from_numpy(acts), torch.from_numpy(seg))
-        v = values.numpy().astype(np.float64)
-        if self.shaping:
-            v += self.shaping * np.asarray(self.potential(obs, self.engine.num_players),
-                                           np.float64)
-        v = np.clip(0.5 + self.value_scale * v, 0.0, 1.0)
-        if self.mix > 0:
-            roll = self._leaf_roll[:count]
-            v = np.where(roll >= 0, (1.0 - self.mix) * v + self.mix * roll, v)
-        expand_backup(count, self._leaf_node, self._leaf_seat,
-                      logits.numpy().astype(np.float64) / self.prior_temp, acts, offsets, v,
-                      self.engine.num_players, self._tree, self._w, self._prior, self._vnet,
-                      self._meta, self._val)
-        self.forwards += 1
-
-    def _run(self, state: np.ndarray, seat: int, seed: int, iterations: int | None,
-             ms: float | None) -> None:
-        """The search from ``state`` for ``seat`` (module docstring); the tree is left in the
-        buffers."""
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # small forwards: more threads only wait for each other
-        try:
-            self._search_loop(state, seat, seed, iterations, ms)
-        finally:
-            torch.set_num_threads(threads)
-
-    def _search_loop(self, state: np.ndarray, seat: int, seed: int, iterations: int | None,
-                     ms: float | None) -> None:
-        nprng = np.random.default_rng(seed)
-        dets = np.stack([self.determinize(state, seat, nprng)
-                         for _ in range(self.determinizations)])
-        self._rng[0] = np.uint64(seed)
-        self._tree[0, :] = (0, -1, -1, -1, -1, 0, 0, 0)
-        self._w[0] = self._vnet[0] = 0.0
-        self._meta[0] = 1
-        args = (self._tree, self._w, self._prior, self._vnet, self._meta, self._rng,
-                self._work, self._mask, self._tmp, self._val, self._pts, self._win, self._rew,
-                self._leaf_obs, self._leaf_mask, self._leaf_node, self._leaf_seat, self._clash,
-                self._out, self._pobs, self._leaf_roll)
-        cfg, out = self.engine.cfg, self._out
-        deadline = None if ms is None else time.perf_counter() + ms / 1000.0
-        done = it = clashes = leaves = 0
-        forwards = self.forwards
-        while True:
-            want = self.batch if iterations is None else min(self.batch, iterations - done)
-            if want <= 0:
-                break
-            self._descend(dets, cfg, it, 4 * want + 4, want, self.c_puct, self.virtual_loss,
-                          self.mix, self.horizon,
-                          *args)
-            it += int(out[3])
-            clashes += int(out[2])
-            if out[0]:
-                self._evaluate(int(out[0]))
-                leaves += int(out[0])
-            if out[0] + out[1] == 0:  # cannot happen: a batch's first descent never collides
-                break
-            done += int(out[0] + out[1])
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-        self.last_iterations, self.last_collisions, self.last_leaves = done, clashes, leaves
-        self.last_forwards = self.forwards - forwards
+    def _run(self, state: np.ndarray, seed: int, iterations: int | None,
+             ms: float | None) -> Any:
+        """The search from ``state``; the result of the batched search."""
+        bs = self.search_engine
+        self._seeds[0] = np.uint64(seed)
+        deadline, stop = None, 0
+        if iterations is None:
+            assert ms is not None
+            rate = self._rate if self._rate > 0 else 1000.0
+            iterations = int(min(MAX_ITERATIONS, max(2 * self.considered, rate * ms / 1000.0)))
+            deadline = time.perf_counter() + ms / 1000.0
+            stop = 1
+        t0 = time.perf_counter()
+        res = bs.run(state[None, :], self.evaluator, iterations, self._seeds,
+                     mode=self.mode, noise=False, c_visit=self.c_visit, c_scale=self.c_scale,
+                     rescale=self.rescale,
+                     c_puct=self.c_puct, virtual_loss=self.virtual_loss,
+                     prior_temp=self.prior_temp, deadline=deadline, stop=stop)
+        dt = time.perf_counter() - t0
+        self.last_iterations = int(res.simulations[0])
+        self.last_leaves, self.last_forwards = res.leaves, res.forwards
+        self.forwards += res.forwards
+        if ms is not None and dt > 0:
+            rate = self.last_iterations / dt
+            self._rate = rate if self._rate <= 0 else 0.5 * (self._rate + rate)
+        self.last_values = res.q[0].copy()
+        self.last_policy = res.pi[0].copy()
+        return res
 
     def search(self, state: np.ndarray) -> tuple[np.ndarray, float]:
         """Search from ``state`` (the seat to act is the searcher): ``(visits per action at
-        the root, root value)``, the value being the searcher's mean backed-up share in
-        [0, 1]. The visit distribution is an expert-iteration policy target."""
+        the root, root value)``, the value being the searcher's expected share of the win in
+        [0, 1]. ``last_policy`` holds the improved policy (the self-play policy target),
+        ``last_values`` the mean value of each visited root action."""
         seat = int(state[K.CUR])
         if seat < 0:
             raise ValueError("the game is over: no move to search")
-        self._run(state, seat, self.rng.getrandbits(64), self.iterations, self.ms)
-        tree, w = self._tree, self._w
-        visits = np.zeros(self.engine.num_actions, np.int64)
-        q = np.full(self.engine.num_actions, np.nan)
-        ch = int(tree[0, CHILD])
-        while ch >= 0:
-            a, nv = int(tree[ch, ACT]), int(tree[ch, VISITS])
-            visits[a] = nv
-            if nv:
-                q[a] = w[ch] / nv
-            ch = int(tree[ch, SIB])
-        self.last_values = q
-        total = int(visits.sum())
-        value = float(np.nansum(q * visits) / total) if total else math.nan
-        return visits, value
+        res = self._run(state, self.rng.getrandbits(64), self.iterations, self.ms)
+        self._last_action = int(res.action[0])
+        return res.visits[0].astype(np.int64), float(res.value[0])
 
     def act_state(self, state: np.ndarray, observation: np.ndarray,
                   action_mask: np.ndarray) -> int:
@@ -417,11 +323,23 @@ class AZAgent(Agent):
         if legal.size == 1:
             return int(legal[0])
         visits, _ = self.search(state)
-        v = visits[legal].astype(np.float64)
-        if v.max() <= 0:
-            return int(legal[self.rng.randrange(legal.size)])
         if self.temperature > 0:
-            p = (v / v.max()) ** (1.0 / self.temperature)
+            p = self.last_policy[legal] ** (1.0 / self.temperature)
+            if not np.isfinite(p).all() or p.sum() <= 0:
+                p = np.ones(legal.size)
             return int(self.rng.choices(legal.tolist(), weights=(p / p.sum()).tolist())[0])
-        q = np.nan_to_num(self.last_values[legal], nan=-1.0)
-        return int(legal[np.lexsort((q, v))[-1]])  # most visits, then best mean value
+        best = self._last_action
+        if self.anchor > 0.0:
+            g = self.engine.game
+            r = np.array([self.rng.getrandbits(64)], np.uint64)
+            self._mask[:] = action_mask
+            ref = int(self._searcher.rollout_policy(state, g.cfg, int(state[K.CUR]),
+                                                    self._mask, self._obs, r))
+            if ref != best and action_mask[ref]:
+                q = self.last_values
+                if visits[ref] == 0:
+                    return ref
+                margin = self.anchor / math.sqrt(min(visits[ref], visits[best]))
+                if not q[best] - q[ref] > margin:
+                    return ref
+        return best

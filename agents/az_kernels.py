@@ -1,28 +1,44 @@
-"""Compiled parts of the ``az`` agent (:mod:`card_envs.agents.az`): the batched descent of the
-search tree, generated and compiled once per game, and the expansion / backup of a batch of
-evaluated leaves.
+"""Compiled parts of the batched ``az`` search (:mod:`card_envs.agents.az_search`): one search
+tree per game for ``B`` games at once, descended in compiled code (a ``prange`` over the games),
+the leaves of every game valued by one network forward pass, expanded and backed up in compiled
+code.
 
-**The tree** is one information-set tree shared by every determinization (as ``mcts``'s): a
-node is a sequence of actions from the searcher's decision; each node has an ``int32`` row
-(``ACT``, ``PAR``, ``MOVER``, ``CHILD``, ``SIB``, ``VISITS``, ``EXP``, ``PEND``) and ``float64``
-entries ``w`` (summed value of the seat that moved into it), ``prior`` (its network prior) and
-``vnet`` (the network's value of the node for the seat to act there: its unvisited children's
-first-play value). ``EXP`` is 0 for a node not evaluated yet, 2 while it waits in a batch, 1
-once expanded; ``PEND`` counts its visits whose value is not backed up yet.
+**The trees.** Game ``i`` owns rows ``tree[i]`` (``int32`` fields ``ACT``, ``PAR``, ``MOVER``,
+``CHILD``, ``SIB``, ``VISITS``, ``PEND``, ``EXP`` per node) and the ``float64`` entries
+``w[i]`` (summed value of the seat that moved into the node), ``logp[i]`` (its log prior, the
+log-softmax of the parent's logits) and ``vnet[i]`` (the network's value of the node for the
+seat to act there). A node is a sequence of actions from the searched decision: one
+information-set tree shared by every determinization, as in ``mcts``. ``EXP`` is 0 for a node
+not evaluated yet, 2 while it waits for the network, 1 once expanded; ``VISITS`` counts the
+visits including the ``PEND`` ones whose value is not backed up yet.
 
-**A batch** (:func:`descend_template`): each descent takes the next determinization (with a
-fresh RNG for chance) and follows PUCT, ``Q + c P sqrt(1 + sum N) / (1 + N)`` over the children
-legal in this determinization (a legal action without a child, because another determinization
-had other legal actions, gets one with the uniform prior ``1/legal``). Every node passed gets
-its visit at once with no value yet (*virtual loss*: the mean value ``Q`` of the backed-up
-visits is scaled by ``1 - vloss * pending / visits``, so a pending visit counts as ``vloss`` of
-a loss and the next descents of the batch spread out). A descent ends at a finished game
-(valued at once by the outcome: the win share), at a node not evaluated (recorded with the
-observation and legal mask of the seat to act there) or at a node already waiting in this batch
-(a collision: its virtual visits stay until the batch's descents are done, steering the next
-descents elsewhere, and are then taken back). :func:`expand_backup` then expands the evaluated
-leaves with the softmax of their logits as priors and backs the values up **max-n**: a node adds
-the value of the seat that moved into it.
+**A wave** (:func:`wave_template`): each active game makes up to ``L`` descents (simulations).
+A descent copies the next determinization (``sims % D``), draws fresh chance for it, and from
+the root picks a child by
+
+* at the root with ``mode`` 0 (Gumbel): sequential halving over the considered actions
+  (Danihelka et al. 2022; ``mctx``'s ``gumbel_muzero_root_action_selection``): the action with
+  the visit count the table of considered visits asks for at this simulation, maximising
+  ``g(a) + logits(a) + sigma(completed Q)(a)``; below the root the deterministic
+  ``argmax pi'(a) - N(a) / (1 + sum N)`` with ``pi' = softmax(logits + sigma(completed Q))``;
+* with ``mode`` 1 (PUCT): ``Q + c_puct P sqrt(1 + sum N) / (1 + N)`` everywhere, a pending
+  visit counting as ``vloss`` of a loss;
+
+where ``completed Q`` is a child's mean value for the seat to act, or for unvisited children
+the network's value of the node mixed with the visited children's (``mctx``'s
+``qtransform_completed_by_mix_value``; our values are win shares in [0, 1], so by default not
+rescaled over the node's children as ``mctx`` does, which would blow a difference of noise up
+to the full range), scaled by ``sigma = (c_visit + max N) * c_scale``. Only children legal in
+the descent's determinization compete; a legal action never seen at the node gets a child with
+the uniform prior. A descent ends at a finished game (its win shares are backed up at once), at
+a node not evaluated (a *leaf*: the observation and mask of the seat to act there are written
+to the game's leaf rows) or at a node already waiting in this wave (a collision: taken back
+after the wave). With ``model_others`` the seats other than the searcher move by the game's
+rollout policy and are not tree nodes (Op Glad IJs' simultaneous windows).
+
+**Backup** (:func:`expand_template`) is max-n on a value vector: the network gives every seat's
+expected share of the win, each node adds the share of the seat that moved into it, so every
+seat maximises its own share for any number of players.
 """
 
 from __future__ import annotations
@@ -32,40 +48,72 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numba import prange
 
 from card_envs.agents.search import _next_u64  # noqa: F401  (the generated module's RNG)
 from card_envs.core import kernels as K
 from card_envs.core.jit import load_generated, njit, template_source
 
-# tree node fields (columns of the int32 node table)
-ACT, PAR, MOVER, CHILD, SIB, VISITS, EXP, PEND = range(8)
+# tree node fields (the int32 columns)
+ACT, PAR, MOVER, CHILD, SIB, VISITS, PEND, EXP = range(8)
 NODE_FIELDS = 8
 #: bytes a node takes (the int32 row and three float64 entries)
 NODE_BYTES = 4 * NODE_FIELDS + 3 * 8
+#: root selection modes
+GUMBEL, PUCT = 0, 1
 
 # Placeholders: in the generated per-game modules these names are the game's kernels and the
 # rollout policy of its search agent.
-_step = _legal_mask = _outcome = _observe = _policy = None
+_step = _legal_mask = _outcome = _observe = _policy = _det = None
+
+
+def considered_visits(m: int, n: int) -> list[int]:
+    """Sequential halving's visit count at each of ``n`` simulations with ``m`` considered
+    actions (``mctx.seq_halving.get_sequence_of_considered_visits``): the simulation with that
+    index goes to a considered action with this many visits."""
+    if m <= 1:
+        return list(range(n))
+    log2m = int(math.ceil(math.log2(m)))
+    seq: list[int] = []
+    visits = [0] * m
+    k = m
+    while len(seq) < n:
+        extra = max(1, int(n / (log2m * k)))
+        for _ in range(extra):
+            seq.extend(visits[:k])
+            for j in range(k):
+                visits[j] += 1
+        k = max(2, k // 2)
+    return seq[:n]
+
+
+def considered_table(max_m: int, n: int) -> np.ndarray:
+    """``table[m, k]``: :func:`considered_visits` for every ``m`` in ``0..max_m`` (int32)."""
+    out = np.zeros((max_m + 1, max(n, 1)), np.int32)
+    for m in range(max_m + 1):
+        out[m, :n] = considered_visits(m, n)
+    return out
 
 
 @njit(cache=True, inline="always")
-def add_child(tree, w, prior, vnet, meta, node, action, mover, p):
-    """Append a child of ``node`` for ``action`` played by ``mover``, with prior ``p``, to the
-    node table (the caller checks there is room)."""
-    new = meta[0]
-    meta[0] += 1
-    tree[new, ACT] = action
-    tree[new, PAR] = node
-    tree[new, MOVER] = mover
-    tree[new, CHILD] = -1
-    tree[new, SIB] = tree[node, CHILD]
-    tree[new, VISITS] = 0
-    tree[new, EXP] = 0
-    tree[new, PEND] = 0
-    w[new] = 0.0
-    prior[new] = p
-    vnet[new] = 0.0
-    tree[node, CHILD] = new
+def add_child(tree, w, logp, vnet, meta, i, node, action, mover, lp):
+    """Append a child of ``node`` (game ``i``) for ``action`` played by ``mover`` with log
+    prior ``lp`` (the caller checks there is room)."""
+    new = meta[i]
+    meta[i] += 1
+    t = tree[i]
+    t[new, ACT] = action
+    t[new, PAR] = node
+    t[new, MOVER] = mover
+    t[new, CHILD] = -1
+    t[new, SIB] = t[node, CHILD]
+    t[new, VISITS] = 0
+    t[new, PEND] = 0
+    t[new, EXP] = 0
+    w[i, new] = 0.0
+    logp[i, new] = lp
+    vnet[i, new] = 0.0
+    t[node, CHILD] = new
 
 
 @njit(cache=True, inline="always")
@@ -80,211 +128,548 @@ def win_shares(winners, n, val):
 
 
 @njit(cache=True, inline="always")
-def backup(node, tree, w, val):
-    """Resolve one pending visit on the path from ``node`` to the root, each node adding the
-    value ``val`` of the seat that moved into it."""
+def backup(t, wi, node, val):
+    """Resolve one pending visit on the path from ``node`` to the root of one tree (``t``, its
+    ``wi``), each node adding the value ``val`` of the seat that moved into it."""
     nd = node
     while nd >= 0:
-        tree[nd, PEND] -= 1
+        t[nd, PEND] -= 1
         if nd > 0:
-            w[nd] += val[tree[nd, MOVER]]
-        nd = tree[nd, PAR]
+            wi[nd] += val[t[nd, MOVER]]
+        nd = t[nd, PAR]
 
 
-def descend_template(dets, cfg, it0, attempts, want, c_puct, vloss, mix, horizon, tree, w,
-                     prior, vnet, meta, rng,
-                     work, mask, tmp, val, pts, winners, rew, leaf_obs, leaf_mask, leaf_node,
-                     leaf_seat, clash, out, pobs, leaf_roll):
-    """Up to ``attempts`` descents from the root (module docstring), stopping once ``want``
-    simulations (leaves recorded + finished games valued) are done. Writes ``out[0]`` leaves
-    (rows ``0..out[0]-1`` of ``leaf_*``), ``out[1]`` finished games, ``out[2]`` collisions,
-    ``out[3]`` descents made (the determinization index advances by one per descent);
-    ``clash`` (``attempts`` entries) holds the collided nodes meanwhile. With ``mix > 0`` each
-    new leaf is also played on by the game's rollout policy for at most ``horizon`` moves (-1:
-    to the end) and ``leaf_roll`` gets the leaf seat's win share at the end (``1/n`` when cut;
-    -1 for a leaf not rolled out)."""
+@njit(cache=True)
+def completed_q(t, wi, li, vi, node, avail, qs, c_visit, c_scale, vloss, rescale):
+    """For the children of ``node`` whose action is marked in ``avail``: ``qs[a]`` gets
+    ``sigma(completed Q)`` (module docstring) and the return value is ``(sum of visits
+    including pending, log-sum-exp of their log priors, mixed value of the node)``. A pending
+    visit counts as ``vloss`` of a loss in its child's Q (virtual loss: the descents of one
+    wave spread out). ``rescale``: Q min-max rescaled over the children first (``mctx``'s
+    default, for values of no fixed scale); else the shares themselves."""
+    lmax = -1e300
+    ch = t[node, CHILD]
+    while ch >= 0:
+        if avail[t[ch, ACT]] and li[ch] > lmax:
+            lmax = li[ch]
+        ch = t[ch, SIB]
+    z = 0.0
+    total = 0
+    done_sum = 0
+    done_max = 0
+    psum = 0.0
+    pq = 0.0
+    ch = t[node, CHILD]
+    while ch >= 0:
+        if avail[t[ch, ACT]]:
+            p = math.exp(li[ch] - lmax)
+            z += p
+            total += t[ch, VISITS]
+            d = t[ch, VISITS] - t[ch, PEND]
+            if d > 0:
+                done_sum += d
+                done_max = max(done_max, d)
+                psum += p
+                pq += p * wi[ch] / d
+        ch = t[ch, SIB]
+    lse = lmax + math.log(z) if z > 0 else 0.0
+    vmix = vi[node]
+    if done_sum > 0:
+        vmix = (vi[node] + done_sum * (pq / psum)) / (done_sum + 1.0)
+    lo = 1e300
+    hi = -1e300
+    ch = t[node, CHILD]
+    while ch >= 0:
+        a = t[ch, ACT]
+        if avail[a]:
+            d = t[ch, VISITS] - t[ch, PEND]
+            q = wi[ch] / d if d > 0 else vmix
+            if t[ch, PEND] > 0 and vloss > 0.0:
+                q = q * d / (d + vloss * t[ch, PEND]) if d > 0 else 0.0
+            qs[a] = q
+            lo = min(lo, q)
+            hi = max(hi, q)
+        ch = t[ch, SIB]
+    scale = (c_visit + done_max) * c_scale
+    if rescale:
+        scale /= max(hi - lo, 1e-8)
+    else:
+        lo = 0.0
+    ch = t[node, CHILD]
+    while ch >= 0:
+        a = t[ch, ACT]
+        if avail[a]:
+            qs[a] = (qs[a] - lo) * scale
+        ch = t[ch, SIB]
+    return total, lse, vmix
+
+
+@njit(cache=True)
+def select_child(t, wi, li, vi, gi, node, avail, qs, mode, considered, c_puct, vloss, c_visit,
+                 c_scale, rescale):
+    """The child of ``node`` to descend into among those marked in ``avail`` (module
+    docstring; ``considered`` >= 0: the Gumbel root's visit count for this simulation, -1 below
+    the root), or -1 if there is none."""
+    best = -1
+    bestv = -1e300
+    if mode == 1:  # PUCT
+        lmax = -1e300
+        total = 0
+        ch = t[node, CHILD]
+        while ch >= 0:
+            if avail[t[ch, ACT]]:
+                lmax = max(lmax, li[ch])
+                total += t[ch, VISITS]
+            ch = t[ch, SIB]
+        z = 0.0
+        ch = t[node, CHILD]
+        while ch >= 0:
+            if avail[t[ch, ACT]]:
+                z += math.exp(li[ch] - lmax)
+            ch = t[ch, SIB]
+        sq = math.sqrt(total + 1.0)
+        ch = t[node, CHILD]
+        while ch >= 0:
+            if avail[t[ch, ACT]]:
+                nv = t[ch, VISITS]
+                pend = t[ch, PEND]
+                q = wi[ch] / (nv - pend) if nv > pend else vi[node]
+                if pend > 0:
+                    q *= 1.0 - vloss * pend / nv
+                u = q + c_puct * math.exp(li[ch] - lmax) / z * sq / (1.0 + nv)
+                if u > bestv:
+                    bestv = u
+                    best = ch
+            ch = t[ch, SIB]
+        return best
+    total, lse, _ = completed_q(t, wi, li, vi, node, avail, qs, c_visit, c_scale, vloss,
+                                rescale)
+    if considered >= 0:  # the Gumbel root: sequential halving
+        ch = t[node, CHILD]
+        while ch >= 0:
+            a = t[ch, ACT]
+            if avail[a] and t[ch, VISITS] == considered:
+                s = max(-1e9, gi[a] + li[ch] - lse + qs[a])
+                if s > bestv:
+                    bestv = s
+                    best = ch
+            ch = t[ch, SIB]
+        if best >= 0:
+            return best
+    # deterministic selection: argmax softmax(logits + sigma(cq)) - N / (1 + sum N)
+    smax = -1e300
+    ch = t[node, CHILD]
+    while ch >= 0:
+        a = t[ch, ACT]
+        if avail[a]:
+            smax = max(smax, li[ch] + qs[a])
+        ch = t[ch, SIB]
+    z = 0.0
+    ch = t[node, CHILD]
+    while ch >= 0:
+        a = t[ch, ACT]
+        if avail[a]:
+            z += math.exp(li[ch] + qs[a] - smax)
+        ch = t[ch, SIB]
+    ch = t[node, CHILD]
+    while ch >= 0:
+        a = t[ch, ACT]
+        if avail[a]:
+            s = math.exp(li[ch] + qs[a] - smax) / z - t[ch, VISITS] / (1.0 + total)
+            if s > bestv:
+                bestv = s
+                best = ch
+        ch = t[ch, SIB]
+    return best
+
+
+@njit(cache=True)
+def copy_state(state, cfg, observer, out, rng):
+    """The determinization of a perfect-information game: the position itself (the chance of
+    every simulation is drawn afresh anyway)."""
+    out[:] = state
+
+
+@njit(cache=True, inline="always")
+def gumbel(rng):
+    """A standard Gumbel draw from the search RNG."""
+    u = ((K.draw(rng) >> np.uint64(11)) + 0.5) / 9007199254740992.0
+    return -math.log(-math.log(u))
+
+
+def roots_template(nthreads, active, states, cfg, seeds, noise, tree, w, vnet, meta, sims, rng,
+                   gum, dets, root_seat, rmask, leaf_obs, leaf_mask, leaf_node, leaf_seat, L):
+    """Start the search of every active game: a fresh tree, the searcher's observation and mask
+    as the root's leaf (row ``i * L``), the game's RNG from ``seeds[i]``, Gumbel draws for the
+    legal root actions (``noise``) and the determinizations (the game's kernel ``_det``)."""
+    A = rmask.shape[1]
+    D = dets.shape[1]
+    for i in prange(active.shape[0]):
+        if not active[i]:
+            continue
+        s = states[i]
+        seat = s[K.CUR]
+        root_seat[i] = seat
+        t = tree[i]
+        t[0, ACT] = 0
+        t[0, PAR] = -1
+        t[0, MOVER] = -1
+        t[0, CHILD] = -1
+        t[0, SIB] = -1
+        t[0, VISITS] = 0
+        t[0, PEND] = 0
+        t[0, EXP] = 0
+        w[i, 0] = 0.0
+        vnet[i, 0] = 0.0
+        meta[i] = 1
+        sims[i] = 0
+        r = rng[i:i + 1]
+        r[0] = seeds[i]
+        row = i * L
+        _observe(s, cfg, seat, leaf_obs[row])
+        _legal_mask(s, cfg, leaf_mask[row])
+        leaf_node[row] = 0
+        leaf_seat[row] = seat
+        for a in range(A):
+            rmask[i, a] = leaf_mask[row, a]
+            gum[i, a] = gumbel(r) if noise and rmask[i, a] else 0.0
+        for d in range(D):
+            _det(s, cfg, seat, dets[i, d], r)
+
+
+def descend_template(i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_puct, vloss,
+                     c_visit, c_scale, rescale, model_others, tree, w, logp, vnet, gum, meta,
+                     sims, rng, work, mask, tmp, qs, val, pts, winners, rew, pobs, clash,
+                     leaf_obs, leaf_mask, leaf_node, leaf_seat):
+    """Up to ``L`` simulations of game ``i`` (module docstring); returns the number of leaves
+    written to rows ``i * L ...`` of ``leaf_*``."""
     n = cfg[K.C_PLAYERS]
-    A = mask.shape[0]
-    M = tree.shape[0]
-    D = dets.shape[0]
+    A = rmask.shape[1]
+    M = tree.shape[1]
+    D = dets.shape[1]
+    t = tree[i]
+    wi = w[i]
+    li = logp[i]
+    vi = vnet[i]
+    gi = gum[i]
+    s_work = work[i]
+    s_mask = mask[i]
+    s_tmp = tmp[i]
+    s_qs = qs[i]
+    s_val = val[i]
+    s_rng = rng[i:i + 1]
+    me = root_seat[i]
     leaves = 0
     ends = 0
     clashes = 0
     tries = 0
-    while leaves + ends < want and tries < attempts:
-        work[:] = dets[(it0 + tries) % D]
+    m_root = 0
+    for a in range(A):
+        m_root += rmask[i, a]
+    m_root = min(m_root, table.shape[0] - 1)
+    while leaves + ends < L and sims[i] < nsims and tries < 4 * L + 4:
         tries += 1
-        K.rng_seed(work, _next_u64(rng))
+        s_work[:] = dets[i, sims[i] % D]
+        K.rng_seed(s_work, _next_u64(s_rng))
         node = 0
-        tree[0, VISITS] += 1
-        tree[0, PEND] += 1
+        t[0, VISITS] += 1
+        t[0, PEND] += 1
         while True:
-            if work[K.DONE] != 0:  # a finished game: its win share, backed up now
-                _outcome(work, cfg, pts, winners)
-                win_shares(winners, n, val)
-                backup(node, tree, w, val)
+            if model_others:  # the other seats play the rollout policy, off the tree
+                while s_work[K.DONE] == 0 and s_work[K.CUR] != me:
+                    _legal_mask(s_work, cfg, s_mask)
+                    _step(s_work, cfg, _policy(s_work, cfg, s_work[K.CUR], s_mask, pobs[i],
+                                               s_rng), rew[i])
+            if s_work[K.DONE] != 0:  # a finished game: its win shares, backed up now
+                _outcome(s_work, cfg, pts[i], winners[i])
+                win_shares(winners[i], n, s_val)
+                backup(t, wi, node, s_val)
                 ends += 1
+                sims[i] += 1
                 break
-            state = tree[node, EXP]
-            if state == 2:  # waiting in this batch already: a collision (visits kept for now)
-                clash[clashes] = node
+            state = t[node, EXP]
+            if state == 2:  # waiting in this wave already: a collision
+                clash[i, clashes] = node
                 clashes += 1
                 break
-            cur = work[K.CUR]
+            cur = s_work[K.CUR]
             if state == 0:  # not evaluated: a leaf for the network
-                tree[node, EXP] = 2
-                _observe(work, cfg, cur, leaf_obs[leaves])
-                _legal_mask(work, cfg, leaf_mask[leaves])
-                leaf_node[leaves] = node
-                leaf_seat[leaves] = cur
-                leaf_roll[leaves] = -1.0
-                if mix > 0.0:  # a rollout from the leaf, mixed with the network's value
-                    left = horizon
-                    while work[K.DONE] == 0 and left != 0:
-                        _legal_mask(work, cfg, mask)
-                        _step(work, cfg, _policy(work, cfg, work[K.CUR], mask, pobs, rng), rew)
-                        left -= 1
-                    leaf_roll[leaves] = 1.0 / n  # cut at the horizon: an even share
-                    if work[K.DONE] != 0:
-                        _outcome(work, cfg, pts, winners)
-                        win_shares(winners, n, val)
-                        leaf_roll[leaves] = val[cur]
+                row = i * L + leaves
+                t[node, EXP] = 2
+                _observe(s_work, cfg, cur, leaf_obs[row])
+                _legal_mask(s_work, cfg, leaf_mask[row])
+                leaf_node[row] = node
+                leaf_seat[row] = cur
                 leaves += 1
+                sims[i] += 1
                 break
-            _legal_mask(work, cfg, mask)
+            _legal_mask(s_work, cfg, s_mask)
+            if node == 0:
+                for a in range(A):
+                    s_mask[a] = s_mask[a] & rmask[i, a]
             nl = 0
             for a in range(A):
-                nl += mask[a]
-            total = 0
+                nl += s_mask[a]
             nch = 0
-            ch = tree[node, CHILD]
+            ch = t[node, CHILD]
             while ch >= 0:
-                a = tree[ch, ACT]
-                if mask[a]:
-                    tmp[a] = 1
+                a = t[ch, ACT]
+                if s_mask[a]:
+                    s_tmp[a] = 1
                     nch += 1
-                    total += tree[ch, VISITS]
-                ch = tree[ch, SIB]
-            if nch < nl:  # legal here but never seen legal at this node: a child, prior 1/nl
+                ch = t[ch, SIB]
+            if nch < nl:  # legal here but never seen legal at this node: a uniform prior
                 for a in range(A):
-                    if mask[a] and tmp[a] == 0 and meta[0] < M:
-                        add_child(tree, w, prior, vnet, meta, node, a, cur, 1.0 / nl)
-                        tmp[a] = 1
-            sq = math.sqrt(total + 1.0)
-            fpu = vnet[node]
-            best = -1
-            bestv = -1e300
-            ch = tree[node, CHILD]
+                    if s_mask[a] and s_tmp[a] == 0 and meta[i] < M:
+                        add_child(tree, w, logp, vnet, meta, i, node, a, cur, -math.log(nl))
+                        s_tmp[a] = 1
+            considered = -1
+            if node == 0 and mode == 0:
+                k = t[0, VISITS] - 1  # simulations before this one (pending included)
+                if k < table.shape[1]:
+                    considered = table[m_root, k]
+            best = select_child(t, wi, li, vi, gi, node, s_tmp, s_qs, mode, considered,
+                                c_puct, vloss, c_visit, c_scale, rescale)
+            ch = t[node, CHILD]
             while ch >= 0:
-                a = tree[ch, ACT]
-                if tmp[a]:
-                    tmp[a] = 0
-                    nv = tree[ch, VISITS]
-                    pend = tree[ch, PEND]
-                    q = w[ch] / (nv - pend) if nv > pend else fpu
-                    if pend > 0:  # virtual loss: a pending visit counts vloss of a loss
-                        q *= 1.0 - vloss * pend / nv
-                    u = q + c_puct * prior[ch] * sq / (1.0 + nv)
-                    if u > bestv:
-                        bestv = u
-                        best = ch
-                ch = tree[ch, SIB]
-            if best < 0:  # tree full and nothing here is legal: evaluate, do not expand
-                _observe(work, cfg, cur, leaf_obs[leaves])
-                _legal_mask(work, cfg, leaf_mask[leaves])
-                leaf_node[leaves] = node
-                leaf_seat[leaves] = cur
-                leaf_roll[leaves] = -1.0
+                s_tmp[t[ch, ACT]] = 0
+                ch = t[ch, SIB]
+            if best < 0:  # nothing legal has a child (tree full): value it, do not expand
+                row = i * L + leaves
+                _observe(s_work, cfg, cur, leaf_obs[row])
+                _legal_mask(s_work, cfg, leaf_mask[row])
+                leaf_node[row] = node
+                leaf_seat[row] = cur
                 leaves += 1
+                sims[i] += 1
                 break
-            _step(work, cfg, tree[best, ACT], rew)
+            _step(s_work, cfg, t[best, ACT], rew[i])
             node = best
-            tree[node, VISITS] += 1
-            tree[node, PEND] += 1
-    for i in range(clashes):  # the collisions' visits steered this batch; now take them back
-        nd = clash[i]
+            t[node, VISITS] += 1
+            t[node, PEND] += 1
+    for c in range(clashes):  # a collision's visits steered this wave; now take them back
+        nd = clash[i, c]
         while nd >= 0:
-            tree[nd, VISITS] -= 1
-            tree[nd, PEND] -= 1
-            nd = tree[nd, PAR]
-    out[0] = leaves
-    out[1] = ends
-    out[2] = clashes
-    out[3] = tries
+            t[nd, VISITS] -= 1
+            t[nd, PEND] -= 1
+            nd = t[nd, PAR]
+    return leaves
 
 
-@njit(cache=True, nogil=True)
-def expand_backup(count, leaf_node, leaf_seat, logits, acts, offsets, values, n, tree, w,
-                  prior, vnet, meta, val):
-    """Expand the first ``count`` leaves of a batch (children of the legal actions ``acts``,
-    priors the softmax of ``logits`` per leaf, rows ``offsets[b]:offsets[b+1]``) and back up
-    their ``values`` (each in [0, 1], for the seat to act at the leaf; the other seats share
-    the rest). A leaf whose children do not fit stays unexpanded (evaluated again later)."""
-    M = tree.shape[0]
-    for b in range(count):
-        node = leaf_node[b]
-        s = leaf_seat[b]
-        v = values[b]
-        if tree[node, EXP] == 2:
-            lo = offsets[b]
-            hi = offsets[b + 1]
-            if meta[0] + (hi - lo) <= M:
-                mx = -np.inf
-                for k in range(lo, hi):
-                    mx = max(mx, logits[k])
-                tot = 0.0
-                for k in range(lo, hi):
-                    tot += math.exp(logits[k] - mx)
-                for k in range(lo, hi):
-                    add_child(tree, w, prior, vnet, meta, node, acts[k], s,
-                              math.exp(logits[k] - mx) / tot)
-                tree[node, EXP] = 1
-            else:
-                tree[node, EXP] = 0
-            vnet[node] = v
-        for p in range(n):
-            val[p] = (1.0 - v) / (n - 1)
-        val[s] = v
-        backup(node, tree, w, val)
+def wave_template(nthreads, active, dets, cfg, nsims, L, root_seat, rmask, table, mode,
+                  c_puct, vloss, c_visit, c_scale, rescale, model_others, tree, w, logp, vnet, gum,
+                  meta, sims, rng, work, mask, tmp, qs, val, pts, winners, rew, pobs, clash,
+                  leaf_obs, leaf_mask, leaf_node, leaf_seat, leaf_count):
+    """One wave over every active game (``leaf_count[i]``: leaves written by game ``i``)."""
+    for i in prange(active.shape[0]):
+        leaf_count[i] = 0
+        if active[i]:
+            leaf_count[i] = _descend(  # noqa: F821 (defined in the generated module)
+                i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_puct, vloss, c_visit,
+                c_scale, rescale, model_others, tree, w, logp, vnet, gum, meta, sims, rng, work,
+                mask, tmp, qs, val, pts, winners, rew, pobs, clash, leaf_obs, leaf_mask,
+                leaf_node, leaf_seat)
 
 
-_GENERATED = """# Generated by card_envs.agents.az_kernels.compiled_descend for {game}; do not edit.
+def expand_template(nthreads, games, starts, counts, leaf_node, leaf_seat, logits, acts,
+                    offsets, values, prior_temp, do_backup, tree, w, logp, vnet, meta, val):
+    """Expand the evaluated leaves and back their values up. Game ``games[g]`` has leaf rows
+    ``starts[g] ... starts[g] + counts[g] - 1``: legal actions ``acts[offsets[r]:offsets[r+1]]``
+    with ``logits`` (priors: their softmax at ``prior_temp``), ``values[r, j]`` the share of
+    the seat ``j`` places after the seat to act (the network's relative order). A leaf whose
+    children do not fit stays unexpanded (evaluated again later). ``do_backup`` false: expand
+    only (the roots)."""
+    n = values.shape[1]
+    M = tree.shape[1]
+    for g in prange(games.shape[0]):
+        i = games[g]
+        t = tree[i]
+        v = val[i]
+        for r in range(starts[g], starts[g] + counts[g]):
+            node = leaf_node[r]
+            s = leaf_seat[r]
+            for j in range(n):
+                v[(s + j) % n] = values[r, j]
+            if t[node, EXP] != 1:
+                lo = offsets[r]
+                hi = offsets[r + 1]
+                if meta[i] + (hi - lo) <= M:
+                    mx = -1e300
+                    for k in range(lo, hi):
+                        mx = max(mx, logits[k] / prior_temp)
+                    z = 0.0
+                    for k in range(lo, hi):
+                        z += math.exp(logits[k] / prior_temp - mx)
+                    lz = mx + math.log(z)
+                    for k in range(lo, hi):
+                        add_child(tree, w, logp, vnet, meta, i, node, acts[k], s,
+                                  logits[k] / prior_temp - lz)
+                    t[node, EXP] = 1
+                else:
+                    t[node, EXP] = 0
+                vnet[i, node] = v[s]
+            if do_backup:
+                backup(t, w[i], node, v)
+
+
+def outputs_template(nthreads, active, rmask, gum, mode, c_visit, c_scale, rescale, tree, w,
+                     logp, vnet, qs, tmp, visits, q, pi, action, value):
+    """Per active game, from the root's children: ``visits`` (completed), ``q`` (mean value
+    for the searcher, NaN unvisited), ``pi`` (the improved policy ``softmax(logits +
+    sigma(completed Q))`` over the legal actions: the policy target), ``action`` (Gumbel: the
+    most visited considered action maximising ``g + logits + sigma(completed Q)``; PUCT: the
+    most visited, then the best mean) and ``value`` (the searcher's mixed root value)."""
+    A = rmask.shape[1]
+    for i in prange(active.shape[0]):
+        if not active[i]:
+            continue
+        t = tree[i]
+        wi = w[i]
+        li = logp[i]
+        s_tmp = tmp[i]
+        s_qs = qs[i]
+        for a in range(A):
+            visits[i, a] = 0
+            q[i, a] = np.nan
+            pi[i, a] = 0.0
+            s_tmp[a] = rmask[i, a]
+        _, lse, vmix = completed_q(t, wi, li, vnet[i], 0, s_tmp, s_qs, c_visit, c_scale, 0.0,
+                                   rescale)
+        value[i] = vmix
+        maxn = 0
+        smax = -1e300
+        ch = t[0, CHILD]
+        while ch >= 0:
+            a = t[ch, ACT]
+            if s_tmp[a]:
+                nv = t[ch, VISITS] - t[ch, PEND]
+                visits[i, a] = nv
+                if nv > 0:
+                    q[i, a] = wi[ch] / nv
+                maxn = max(maxn, nv)
+                smax = max(smax, li[ch] + s_qs[a])
+            ch = t[ch, SIB]
+        z = 0.0
+        ch = t[0, CHILD]
+        while ch >= 0:
+            a = t[ch, ACT]
+            if s_tmp[a]:
+                z += math.exp(li[ch] + s_qs[a] - smax)
+            ch = t[ch, SIB]
+        best = -1
+        bestv = -1e300
+        ch = t[0, CHILD]
+        while ch >= 0:
+            a = t[ch, ACT]
+            if s_tmp[a]:
+                pi[i, a] = math.exp(li[ch] + s_qs[a] - smax) / z
+                nv = visits[i, a]
+                if mode == 0:
+                    s = gum[i, a] + li[ch] - lse + s_qs[a] if nv == maxn else -1e300
+                else:
+                    s = nv + (wi[ch] / nv if nv > 0 else 0.0) * 1e-6
+                if s > bestv:
+                    bestv = s
+                    best = a
+            ch = t[ch, SIB]
+        action[i] = best
+        for a in range(A):
+            s_tmp[a] = 0
+
+
+_GENERATED = """# Generated by card_envs.agents.az_kernels.compiled_search for {game}; do not edit.
 import math
 
-from card_envs.core.jit import njit
+import numpy as np
+from numba import prange
 
 from card_envs.agents.az_kernels import (ACT, CHILD, EXP, MOVER, PAR, PEND, SIB, VISITS,
-                                         add_child, backup, win_shares)
+                                         add_child, backup, select_child, win_shares)
 from card_envs.agents.search import _next_u64
 from card_envs.core import kernels as K
-from {rules} import legal_mask as _legal_mask
-from {rules} import outcome as _outcome
-from {rules} import step as _step
-from {observe} import observe as _observe
+from card_envs.core.jit import njit
+from {step_module} import {step_name} as _step
+from {mask_module} import {mask_name} as _legal_mask
+from {outcome_module} import {outcome_name} as _outcome
+from {obs_module} import {obs_name} as _observe
 from {policy_module} import {policy_name} as _policy
+from {det_module} import {det_name} as _det
+from card_envs.agents.az_kernels import gumbel
 
 
-@njit(cache=True, nogil=True)
-{source}"""
+@njit(cache=True)
+{descend}
 
-_DESCEND: dict[tuple[type, Any], Callable[..., None]] = {}
+@njit(cache=True, parallel=True)
+{roots_par}
+
+@njit(cache=True)
+{roots_serial}
+
+@njit(cache=True, parallel=True)
+{wave_par}
+
+@njit(cache=True)
+{wave_serial}
+"""
 
 
-def compiled_descend(game: Any, policy: Callable[..., int]) -> Callable[..., None]:
-    """:func:`descend_template` bound to ``type(game)``'s kernels and the rollout ``policy``
-    (a numba function ``(state, cfg, seat, mask, obs, rng) -> action``), compiled once and cached on
-    disk (a generated module in card-envs' kernel cache folder, as
-    :func:`card_envs.agents.search.compiled_search` does: numba caches only functions of a
-    real file)."""
-    key = (type(game), policy)
-    if key in _DESCEND:
-        return _DESCEND[key]
-    src = template_source(descend_template, "descend")
-    observe = (game.observe or game.rules).__name__
-    py = getattr(policy, "py_func", policy)
-    text = _GENERATED.format(game=game.env_id, rules=game.rules.__name__, observe=observe,
-                             policy_module=py.__module__, policy_name=py.__name__, source=src)
-    name = f"az_descend_{game.env_id}_{py.__module__.replace('.', '_')}_{py.__name__}"
-    module = load_generated(name, text)
-    _DESCEND[key] = module.descend
-    return module.descend
+_BUILT: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def compiled_waves(game: Any, policy: Callable[..., int], det: Callable[..., None]
+                   ) -> tuple[Any, Any, Any, Any]:
+    """``(waves parallel, waves serial, roots parallel, roots serial)``: :func:`wave_template`
+    and :func:`roots_template` bound to ``type(game)``'s kernels, the rollout ``policy`` (a
+    numba function ``(state, cfg, seat, mask, obs, rng) -> action``) and the determinization
+    kernel ``det`` (``(state, cfg, observer, out, rng)``), compiled once and cached on disk
+    through a generated module (numba caches only functions of a real file). All take a
+    thread count first; the parallel ones run on at most that many numba threads."""
+    from card_envs.core.jit import kernel_imports
+    from card_envs.core.vector import _with_threads
+
+    key = (type(game), policy, det)
+    if key in _BUILT:
+        return _BUILT[key]
+    imports, digest = kernel_imports(step=game.k_step, mask=game.k_legal_mask,
+                                     outcome=game.k_outcome, obs=game.k_observe,
+                                     policy=policy, det=det)
+    sources = {f"{kind}_{build}": template_source(template, f"{kind}_{build}")
+               for kind, template in (("wave", wave_template), ("roots", roots_template))
+               for build in ("par", "serial")}
+    text = _GENERATED.format(game=game.env_id,
+                             descend=template_source(descend_template, "_descend"),
+                             **sources, **imports)
+    module = load_generated(f"az_waves_{game.env_id}_{digest}", text)
+    _BUILT[key] = (_with_threads(module.wave_par), module.wave_serial,
+                   _with_threads(module.roots_par), module.roots_serial)
+    return _BUILT[key]
+
+
+def _builds(template: Callable[..., Any], name: str) -> tuple[Any, Any]:
+    """A game-independent template's parallel (behind the thread-count wrapper) and serial
+    builds, cached on disk under distinct names."""
+    from card_envs.core.vector import _renamed, _with_threads
+
+    par = njit(cache=True, parallel=True)(_renamed(template, f"{name}_par"))
+    return _with_threads(par), njit(cache=True)(_renamed(template, f"{name}_serial"))
+
+
+_EXPAND: tuple[Any, Any] | None = None
+_OUTPUTS: tuple[Any, Any] | None = None
+
+
+def expand_kernels() -> tuple[Any, Any]:
+    """``(parallel, serial)`` :func:`expand_template`."""
+    global _EXPAND
+    if _EXPAND is None:
+        _EXPAND = _builds(expand_template, "az_expand")
+    return _EXPAND
+
+
+def output_kernels() -> tuple[Any, Any]:
+    """``(parallel, serial)`` :func:`outputs_template`."""
+    global _OUTPUTS
+    if _OUTPUTS is None:
+        _OUTPUTS = _builds(outputs_template, "az_outputs")
+    return _OUTPUTS

@@ -4,7 +4,9 @@ One network per game, reading :class:`~card_envs.core.features.PolicyInput` (the
 observation ``x`` and the features of the legal actions only):
 
 * a trunk ``x -> hidden[0] -> ... -> hidden[-1]`` (ReLU), shared by the policy and the value;
-* the value ``linear(h)``;
+* the value ``linear(h)``: one output (PPO's return estimate), or with ``value_dim = n`` one
+  logit per seat whose softmax is each seat's expected share of the win, the observing seat
+  first, then the seats after it in turn order (the ``az`` networks);
 * the logit of each legal action ``a``: ``W[a] . h + b[a]`` (a per-action row, gathered for
   the legal actions only) plus a score of its features ``rows`` by a small network shared by
   all actions, ``w2 . relu(U rows + P h) + c`` (``P h`` is the state's context).
@@ -61,21 +63,24 @@ def segment_log_softmax(logits: torch.Tensor, seg: torch.Tensor, n: int) -> torc
 class PolicyNet(nn.Module):
     """Actor-critic over legal actions (module docstring). ``config`` keys: ``in_dim``,
     ``num_actions``, ``action_dim`` (per-action features, 0: none), ``hidden`` (trunk widths),
-    ``scorer`` (hidden width of the per-action scorer)."""
+    ``scorer`` (hidden width of the per-action scorer), ``value_dim`` (1: a scalar value; ``n``:
+    the logits of every seat's share of the win, observing seat first)."""
 
     def __init__(self, in_dim: int, num_actions: int, action_dim: int,
-                 hidden: tuple[int, ...] | list[int] = (128, 128), scorer: int = 32) -> None:
+                 hidden: tuple[int, ...] | list[int] = (128, 128), scorer: int = 32,
+                 value_dim: int = 1) -> None:
         super().__init__()
         self.in_dim, self.num_actions = int(in_dim), int(num_actions)
         self.action_dim, self.hidden, self.scorer_dim = int(action_dim), tuple(hidden), \
             int(scorer)
+        self.value_dim = int(value_dim)
         layers: list[nn.Module] = []
         d = self.in_dim
         for h in self.hidden:
             layers += [nn.Linear(d, h), nn.ReLU()]
             d = h
         self.trunk = nn.Sequential(*layers)
-        self.value = nn.Linear(d, 1)
+        self.value = nn.Linear(d, self.value_dim)
         self.head_w = nn.Parameter(torch.zeros(self.num_actions, d))
         self.head_b = nn.Parameter(torch.zeros(self.num_actions))
         nn.init.normal_(self.head_w, 0.0, 0.01)
@@ -89,14 +94,17 @@ class PolicyNet(nn.Module):
 
     def config(self) -> dict[str, Any]:
         """The constructor's arguments (JSON)."""
-        return {"in_dim": self.in_dim, "num_actions": self.num_actions,
-                "action_dim": self.action_dim, "hidden": list(self.hidden),
-                "scorer": self.scorer_dim}
+        cfg: dict[str, Any] = {"in_dim": self.in_dim, "num_actions": self.num_actions,
+                               "action_dim": self.action_dim, "hidden": list(self.hidden),
+                               "scorer": self.scorer_dim}
+        if self.value_dim != 1:
+            cfg["value_dim"] = self.value_dim
+        return cfg
 
     def forward(self, x: torch.Tensor, rows: torch.Tensor, acts: torch.Tensor,
                 seg: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(logits of the legal actions (K,), values (B,))`` (inputs: :class:`PolicyInput`,
-        ``seg = segment_ids(offsets)``)."""
+        """``(logits of the legal actions (K,), values (B,) or (B, value_dim))`` (inputs:
+        :class:`PolicyInput`, ``seg = segment_ids(offsets)``)."""
         h = self.trunk(x)
         hs = h.index_select(0, seg)
         logits = (hs * self.head_w.index_select(0, acts)).sum(1) + self.head_b.index_select(
@@ -104,11 +112,15 @@ class PolicyNet(nn.Module):
         if self.out is not None:
             z = torch.relu(self.feat(rows) + self.ctx(h).index_select(0, seg))
             logits = logits + self.out(z).squeeze(1)
-        return logits, self.value(h).squeeze(1)
+        return logits, self._value(h)
+
+    def _value(self, h: torch.Tensor) -> torch.Tensor:
+        v = self.value(h)
+        return v.squeeze(1) if self.value_dim == 1 else v
 
     def value_of(self, x: torch.Tensor) -> torch.Tensor:
         """The value of encoded observations ``x`` (no actions needed)."""
-        return self.value(self.trunk(x)).squeeze(1)
+        return self._value(self.trunk(x))
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -155,7 +167,7 @@ class NetPolicy:
     def __init__(self, env_id: str, num_players: int = 2, options: dict[str, Any] | None = None,
                  net: PolicyNet | None = None, hidden: tuple[int, ...] = (128, 128),
                  scorer: int = 32, one_hot_max: int = 40, one_hot_budget: int = 1024,
-                 info: dict[str, Any] | None = None) -> None:
+                 info: dict[str, Any] | None = None, value_dim: int = 1) -> None:
         self.env_id = resolve_env_id(env_id)
         self.num_players = int(num_players)
         self.options = dict(options or {})
@@ -164,7 +176,7 @@ class NetPolicy:
         self.pinput = PolicyInput(self.game, one_hot_max, one_hot_budget)
         if net is None:
             net = PolicyNet(self.pinput.in_dim, self.game.num_actions, self.pinput.action_dim,
-                            hidden, scorer)
+                            hidden, scorer, value_dim)
         want = (self.pinput.in_dim, self.game.num_actions, self.pinput.action_dim)
         have = (net.in_dim, net.num_actions, net.action_dim)
         if have != want:
@@ -258,7 +270,7 @@ def load_policy(path: str | Path, env_id: str | None = None, num_players: int | 
         netc = dict(cfg["net"])
         net = PolicyNet(int(netc["in_dim"]), int(netc["num_actions"]),
                         int(netc["action_dim"]), [int(h) for h in netc["hidden"]],
-                        int(netc["scorer"]))
+                        int(netc["scorer"]), int(netc.get("value_dim", 1)))
     except (KeyError, TypeError, ValueError) as e:
         raise _config_error(path, f"bad configuration ({e})") from None
     if env_id is not None and resolve_env_id(env_id) != saved_env:

@@ -25,9 +25,12 @@ import numpy as np
 from card_envs.agents.base import Agent, legal_actions
 from card_envs.agents.params import Param, check_params
 from card_envs.agents.search import SearchAgent, rand_below
+from card_envs.core import kernels as K
 from card_envs.core.jit import njit
+from card_envs.op_glad_ijs import rules as R
+from card_envs.op_glad_ijs import statedict as S
 from card_envs.op_glad_ijs.game import OpGladIJsGame
-from card_envs.op_glad_ijs.layout import A_PASS, CHOICE, OBS_MIDDLE, REWARD_CARDS
+from card_envs.op_glad_ijs.layout import A_PASS, CHOICE, MAX_ACTIONS, OBS_MIDDLE, REWARD_CARDS
 from card_envs.op_glad_ijs.queries import best_slaps, middle_from_counts, pending_hidden
 
 
@@ -88,6 +91,40 @@ def heuristic_policy(state: np.ndarray, cfg: np.ndarray, seat: int, mask: np.nda
     return -1
 
 
+@njit(cache=True)
+def determinize_kernel(state: np.ndarray, cfg: np.ndarray, observer: int, out: np.ndarray,
+                       rng: np.ndarray) -> None:
+    """The compiled :func:`determinize_choices`: the game's ``determinize`` kernel, then the
+    other seats' hidden choices of the current window redrawn from :func:`heuristic_policy`
+    (what the search models them with), all from ``rng``."""
+    S.determinize(state, cfg, observer, out, rng)
+    if out[K.DONE] != 0:
+        return
+    mask = np.zeros(MAX_ACTIONS, np.int8)
+    obs = np.zeros(1, np.int8)
+    R.legal_mask(out, cfg, mask)
+    for q in range(out[K.CUR]):  # queries.pending_hidden: the seats before the one to act
+        if q != observer:
+            out[CHOICE + q] = heuristic_policy(out, cfg, q, mask, obs, rng)
+
+
+def determinize_choices(engine: Any, state: np.ndarray, seat: int,
+                        rng: np.random.Generator) -> np.ndarray:
+    """A determinization for ``seat``: the game's ``resample``, then the other seats' hidden
+    choices of the current window drawn from :func:`heuristic_policy` (what the search models
+    them with)."""
+    g = engine.game
+    out = engine.resample(state, seat, rng)
+    hidden = pending_hidden(out, seat)
+    if hidden:
+        mask = engine.legal_mask(out)
+        r = np.array([rng.integers(0, 2**63)], np.uint64)
+        obs = np.zeros(g.obs_size, g.obs_dtype)
+        for q in hidden:
+            out[CHOICE + q] = heuristic_policy(out, g.cfg, q, mask, obs, r)
+    return out
+
+
 class OpGladIJsSearchAgent(SearchAgent):
     """IS-MCTS for Op Glad IJs with the other seats modelled by the heuristic.
 
@@ -107,14 +144,5 @@ class OpGladIJsSearchAgent(SearchAgent):
     search_reward_mode = REWARD_CARDS
     default_anchor = 3.0  # play the heuristic's slap unless the search is clearly better
 
-    def determinize(self, state: np.ndarray, seat: int, rng: np.random.Generator
-                    ) -> np.ndarray:
-        g = self.engine.game
-        out = self.engine.resample(state, seat, rng)
-        hidden = pending_hidden(out, seat)
-        if hidden:
-            mask = self.engine.legal_mask(out)
-            r = np.array([rng.integers(0, 2**63)], np.uint64)
-            for q in hidden:
-                out[CHOICE + q] = heuristic_policy(out, g.cfg, q, mask, self._obs, r)
-        return out
+    determinizer = staticmethod(determinize_choices)
+    determinizer_kernel = determinize_kernel

@@ -303,6 +303,9 @@ class SearchAgent(Agent):
     #: ``(engine, state, seat, rng) -> state``: a determinization refining ``resample`` (None:
     #: the game's ``resample``); the batched ``az`` search uses it too
     determinizer: ClassVar[Callable[..., np.ndarray] | None] = None
+    #: its compiled twin, ``(state, cfg, observer, out, rng)`` like the games'
+    #: ``statedict.determinize`` (None: the game's kernel)
+    determinizer_kernel: ClassVar[Callable[..., None] | None] = None
     #: anchor on the rollout policy: play its move unless another root move's mean value
     #: beats it by more than ``anchor / sqrt(min visits)`` (0: plain most-visited move)
     default_anchor: ClassVar[float] = 0.0

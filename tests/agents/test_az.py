@@ -1,6 +1,7 @@
-"""The ``az`` agent (``card_envs.agents.az``): network-guided determinized PUCT. Deterministic
-for a seed, legal moves over whole games of every game, blind to what its seat cannot see,
-parameters checked before anything is built, and leaves evaluated in batches."""
+"""The ``az`` agent (``card_envs.agents.az``): the batched network-guided search with one game.
+Deterministic for a seed, legal moves over whole games of every game, any seat count, blind to
+what its seat cannot see, parameters checked before anything is built, and leaves evaluated in
+batches."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import card_envs
 from card_envs import OptionError
 from card_envs.agents.az import AZAgent
 from card_envs.agents.az_kernels import EXP, PEND, VISITS
+from card_envs.agents.az_search import NetEvaluator
 from card_envs.agents.net import NetPolicy
+from card_envs.agents.ppo import baseline_path
 from card_envs.agents.registry import agent_names, check_spec, make_agent
 from card_envs.agents.weights import WeightsError
 from card_envs.arena import run_arena
@@ -35,18 +38,23 @@ def _agent(spec: str, env_id: str, seed: int = 0) -> AZAgent:
 
 
 @pytest.mark.parametrize("env_id", ["slide_v0", "if_it_fits_v0"])
-def test_deterministic_for_a_seed_and_iteration_budget(env_id: str) -> None:
+@pytest.mark.parametrize("mode", ["gumbel", "puct"])
+def test_deterministic_for_a_seed_and_iteration_budget(env_id: str, mode: str) -> None:
     env = _random_state(env_id, 2, 5, 7)
     runs = []
     for _ in range(2):
-        a = make_agent("az:iterations=120,batch=8", env_id, seed=42, **GAMES[env_id])
+        a = make_agent(f"az:iterations=120,batch=8,mode={mode}", env_id, seed=42,
+                       **GAMES[env_id])
         visits, value = a.search(env.state_array)
-        runs.append((visits, value, a.act_env(env)))
-    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1:] == runs[1][1:]
-    assert runs[0][0].sum() == 119  # every simulation but the root's own evaluation
+        runs.append((visits, value, a.act_env(env), a.last_policy.copy()))
+    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1:3] == runs[1][1:3]
+    assert np.array_equal(runs[0][3], runs[1][3])
+    assert runs[0][0].sum() == 120  # every simulation goes through a root child
     assert 0.0 <= runs[0][1] <= 1.0
     legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
     assert set(np.flatnonzero(runs[0][0])) <= set(legal.tolist())
+    pi = runs[0][3]
+    assert set(np.flatnonzero(pi)) <= set(legal.tolist()) and math.isclose(pi.sum(), 1.0)
 
 
 @pytest.mark.parametrize("env_id", list(GAMES))
@@ -73,17 +81,34 @@ def test_whole_games_only_legal_moves(env_id: str) -> None:
 
 
 @pytest.mark.parametrize("env_id", ["slide_v0", "isflak_v0"])
-def test_three_players_max_n_with_an_untrained_network(env_id: str) -> None:
-    """Any player count with a network of that count (here a fresh one): legal moves, every
-    value a share in [0, 1]."""
-    a = AZAgent(env_id, seed=0, iterations=200, batch=8,
-                model=NetPolicy(env_id, num_players=3), num_players=3)
-    env = _random_state(env_id, 3, 2, 6)
-    visits, value = a.search(env.state_array)
-    tried = visits > 0
-    assert 0.0 <= value <= 1.0 and tried.any()
-    assert np.all((a.last_values[tried] >= 0.0) & (a.last_values[tried] <= 1.0))
-    assert env.observe(env.agent_selection)["action_mask"][a.act_env(env)] == 1
+@pytest.mark.parametrize("n", [3, 4])
+def test_any_seat_count_max_n_with_an_untrained_network(env_id: str, n: int) -> None:
+    """Any seat count with a network of that count (fresh ones: a value head of one output
+    per seat, and a scalar one): legal moves, every value a share in [0, 1]."""
+    for value_dim in (n, 1):
+        a = AZAgent(env_id, seed=0, iterations=200, batch=8,
+                    model=NetPolicy(env_id, num_players=n, value_dim=value_dim),
+                    num_players=n)
+        env = _random_state(env_id, n, 2, 6)
+        visits, value = a.search(env.state_array)
+        tried = visits > 0
+        assert 0.0 <= value <= 1.0 and tried.any() and visits.sum() == 200
+        assert np.all((a.last_values[tried] >= 0.0) & (a.last_values[tried] <= 1.0))
+        assert env.observe(env.agent_selection)["action_mask"][a.act_env(env)] == 1
+
+
+def test_value_heads_give_every_seat_a_share() -> None:
+    """The evaluator's shares sum to 1 per leaf, for both kinds of value head."""
+    env = _random_state("slide_v0", 3, 1, 5)
+    obs = env.observe(env.agent_selection)
+    for value_dim in (3, 1):
+        ev = NetEvaluator(NetPolicy("slide_v0", num_players=3, value_dim=value_dim))
+        _, _, _, shares = ev(obs["observation"][None], obs["action_mask"][None])
+        assert shares.shape == (1, 3) and np.allclose(shares.sum(1), 1.0)
+        assert (shares >= 0).all()
+    with pytest.raises(WeightsError, match="value head"):
+        AZAgent("slide_v0", model=NetPolicy("slide_v0", num_players=3, value_dim=2),
+                num_players=3)
 
 
 @pytest.mark.parametrize("env_id", ["slide_v0", "op_glad_ijs_v0", "if_it_fits_v0"])
@@ -114,14 +139,15 @@ def test_parameters_are_checked_before_anything_is_built() -> None:
                        ("az:determinizations=0", "determinizations"),
                        ("az:temperature=101", "temperature"), ("az:value_scale=11", "value_scale"),
                        ("az:max_nodes=1", "max_nodes"), ("az:iterations=1.5", "iterations"),
-                       ("az:virtual_loss=1.01", "virtual_loss"), ("az:mix=1.5", "mix"),
-                       ("az:prior_temp=0", "prior_temp"), ("az:horizon=-2", "horizon"),
-                       ("az:horizon=1.5", "horizon")):
+                       ("az:virtual_loss=1.01", "virtual_loss"), ("az:considered=0", "considered"),
+                       ("az:prior_temp=0", "prior_temp"), ("az:c_visit=-1", "c_visit"),
+                       ("az:c_scale=1e7", "c_scale"), ("az:anchor=-1", "anchor"),
+                       ("az:mode=alphago", "mode")):
         with pytest.raises(OptionError, match=name):
             make_agent(spec, "slide_v0")
     for kw in ({"c_puct": math.nan}, {"ms": math.inf}, {"temperature": -math.inf},
                {"value_scale": math.nan}, {"iterations": 10**12}, {"batch": True},
-               {"mix": math.nan}, {"prior_temp": math.inf}, {"horizon": 10**7}):
+               {"c_scale": math.nan}, {"prior_temp": math.inf}, {"considered": 1.5}):
         with pytest.raises(OptionError, match=next(iter(kw))):
             AZAgent("slide_v0", **kw)
     with pytest.raises(OptionError, match="c_puct"):
@@ -139,12 +165,11 @@ def test_bad_paths_and_policies_are_refused(tmp_path) -> None:
     bad.write_bytes(b"not a weights file")
     with pytest.raises(WeightsError):
         make_agent(f"az:path={bad}", "slide_v0")
-    from card_envs.agents.ppo import baseline_path
 
     with pytest.raises(WeightsError, match="isflak_v0"):  # another game's network
         make_agent(f"az:path={baseline_path('isflak_v0')}", "slide_v0")
-    with pytest.raises(ValueError, match="no pretrained ppo baseline"):
-        make_agent("az", "slide_v0", num_players=3)
+    with pytest.raises(ValueError, match="no network for slide_v0 with 5 players"):
+        make_agent("az", "slide_v0", num_players=5)
     with pytest.raises(OptionError, match="not allowed here"):  # the play server's rule
         check_spec("az:path=/etc/passwd", "slide_v0", allow_files=False)
 
@@ -154,7 +179,8 @@ def test_names_specs_and_the_play_server() -> None:
     a = make_agent("az:iterations=50,c_puct=2,batch=4,determinizations=8", "slide_v0", seed=1)
     assert isinstance(a, AZAgent) and (a.iterations, a.c_puct, a.batch) == (50, 2.0, 4)
     assert a.determinizations == 8 and make_agent("az", "isflak_v0").determinizations == 1
-    assert a.path.endswith("slide_v0.safetensors") and a.shaping == 1.0
+    assert a.path.endswith("slide_v0.safetensors")
+    assert a.shaping == (1.0 if "/ppo/" in a.path else 0.0)  # PPO: trained with shaping
     with pytest.raises(TypeError, match="act_state"):
         a.act(np.zeros(1), np.ones(3, np.int8))
     server = ServerPolicy()
@@ -164,8 +190,8 @@ def test_names_specs_and_the_play_server() -> None:
 
 
 def test_leaves_are_evaluated_in_batches() -> None:
-    """One network forward per batch of leaves: forwards <= iterations / batch + a few (the
-    root alone, and the batches cut short by collisions)."""
+    """One network forward per wave of leaves: forwards <= iterations / batch + a few (the
+    root alone, and the waves cut short by collisions)."""
     a = _agent("az:iterations=400,batch=16", "slide_v0")
     rows: list[int] = []
     hook = a.policy.net.register_forward_hook(lambda m, inp, out: rows.append(len(inp[0])))
@@ -176,9 +202,10 @@ def test_leaves_are_evaluated_in_batches() -> None:
         hook.remove()
     assert len(rows) == a.last_forwards
     assert len(rows) <= 400 / 16 + 4, rows
-    assert max(rows) == 16 and sum(rows) == a.last_leaves <= 400  # finished games: no forward
+    assert max(rows) == 16 and sum(rows) == a.last_leaves <= 401  # the root + the leaves
     assert a.last_iterations == 400
-    used = a._tree[:a._meta[0]]
+    bs = a.search_engine
+    used = bs.tree[0, :bs.meta[0]]
     assert not used[:, PEND].any() and used[0, VISITS] == 400  # every pending visit resolved
 
 
@@ -186,8 +213,9 @@ def test_time_budget_and_tree_capacity() -> None:
     env = _random_state("isflak_v0", 2, 1, 10)
     a = make_agent("az:ms=100,max_nodes=500", "isflak_v0", seed=0)
     visits, _ = a.search(env.state_array)
-    assert visits.sum() == a.last_iterations - 1 and a._meta[0] <= 500
-    expanded = int((a._tree[:a._meta[0], EXP] == 1).sum())
+    bs = a.search_engine
+    assert visits.sum() == a.last_iterations and bs.meta[0] <= 500
+    expanded = int((bs.tree[0, :bs.meta[0], EXP] == 1).sum())
     assert a.last_iterations > 2 * expanded  # the tree filled up and the search went on
 
 
@@ -198,29 +226,30 @@ def test_plays_in_the_arena() -> None:
     assert s.games == 4 and s.win_rate >= 0.75
 
 
-def test_game_defaults_come_from_the_manifest() -> None:
+def test_prior_temperature_defaults() -> None:
+    """PPO networks: the game's manifest value; self-play networks (a value head per seat):
+    1."""
     from card_envs.core.registry import manifest
 
     for env_id in ("slide_v0", "if_it_fits_v0"):
         want = float(manifest(env_id).az.get("prior_temp", 1.0))
-        assert _agent("az:iterations=8", env_id).prior_temp == want
+        ppo = make_agent(f"az:iterations=8,path={baseline_path(env_id)}", env_id)
+        assert ppo.prior_temp == want
+    own = AZAgent("slide_v0", iterations=8, model=NetPolicy("slide_v0", value_dim=2))
+    assert own.prior_temp == 1.0
     assert make_agent("az:iterations=8,prior_temp=2", "slide_v0").prior_temp == 2.0
 
 
-@pytest.mark.parametrize("env_id", ["slide_v0", "op_glad_ijs_v0"])
-def test_rollouts_mixed_into_leaf_values(env_id: str) -> None:
-    """With ``mix`` the descent plays every new leaf out by the game's rollout policy (a win
-    share in [0, 1], or -1 when not rolled out); deterministic, and still only legal moves."""
-    env = _random_state(env_id, 2, 3, 11)
-    runs = []
-    for _ in range(2):
-        a = make_agent("az:iterations=64,batch=8,mix=0.5", env_id, seed=5, **GAMES[env_id])
-        visits, value = a.search(env.state_array)
-        runs.append((visits, value))
-        roll = a._leaf_roll
-        assert ((roll >= 0) & (roll <= 1)).any() and ((roll == -1) | (roll >= 0)).all()
-    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
-    plain = make_agent("az:iterations=64,batch=8", env_id, seed=5, **GAMES[env_id])
-    assert plain.search(env.state_array)[1] != runs[0][1]  # the rollouts changed the values
-    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
-    assert set(np.flatnonzero(runs[0][0])) <= set(legal.tolist())
+def test_op_glad_ijs_models_the_other_seats() -> None:
+    """In Op Glad IJs the tree holds the searcher's decisions only (the other seats move by
+    the heuristic inside the descents), and ``anchor`` keeps the heuristic's slap unless the
+    search beats it clearly."""
+    env = _random_state("op_glad_ijs_v0", 3, 2, 12)
+    a = make_agent("az:iterations=64,batch=8", "op_glad_ijs_v0", seed=1, num_players=3,
+                   max_turned=40)
+    assert a.anchor > 0 and a.search_engine.model_others
+    a.search(env.state_array)
+    bs = a.search_engine
+    seat = int(env.state_array[K.CUR])
+    movers = bs.tree[0, 1:bs.meta[0], 2]  # MOVER
+    assert movers.size and (movers == seat).all()
