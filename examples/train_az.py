@@ -1,17 +1,20 @@
-"""Expert iteration: improve the network of the ``az`` search agent with the search's own games.
+"""Gumbel AlphaZero self-play: the az search teaches the network it searches with, for any seat
+count.
 
-    python examples/train_az.py --game isflak --rounds 6
-    python examples/train_az.py --game slide --minutes 20 --out runs/az_slide -s sims=400
-    python examples/train_az.py --game slide --rounds 10 --out runs/az_slide --resume
+    python examples/train_az.py --game isflak --minutes 60
+    python examples/train_az.py --game slide --players 3 --init scratch --minutes 60
+    python examples/train_az.py --game isflak --minutes 90 --resume   # continue the same run
 
-Each round plays ``games`` self-play games of ``az`` (``sims`` simulations a move), trains the
-network on the root visit distributions (policy target) and the results mixed with the root
-values (value target), then measures ``az`` with the new network against ``az`` with the
-starting one and the network alone against the heuristic (:mod:`card_envs.rl.expert`). The run
-folder (``--out``, default ``runs/az_<game>``) gets ``checkpoints/``, ``history.json``,
-``learning_curve.png``, ``buffer.npz`` and ``final.safetensors``; ``--resume`` continues a run
-from its last round. The network starts from the game's PPO baseline unless ``--init`` names
-a policy ``.safetensors``. Guide: ``docs/search.md``.
+Each round plays `games` self-play games in lockstep (`steps` moves each, every move searched
+with `sims` simulations by the batched Gumbel search, over `workers` processes), trains the
+network on the search's improved policies and the games' results (a replay window of
+`window` rounds), then measures the search with the new network against the search with the
+starting one, the network alone against the heuristic and the value head's correlation with
+the results (card_envs.rl.az). The run folder (--out, default runs/az_<game>[_<n>p]) gets
+checkpoints/, history.json, learning_curve.png, final.safetensors and what --resume needs.
+The network starts from the game's PPO baseline (2 seats; --init scratch for a fresh one, or
+a policy .safetensors). Settings (-s sims=64 ...) are card_envs.rl.az.AZ_DEFAULTS. Guide:
+docs/search.md.
 """
 
 from __future__ import annotations
@@ -36,17 +39,17 @@ def main(argv: list[str] | None = None) -> int:
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("--game", required=True, help="env id or short name (slide, isflak...)")
-    ap.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    ap.add_argument("--players", type=int, default=2, help="seats (default 2)")
     ap.add_argument("--minutes", type=float, default=None,
-                    help="stop starting rounds after this wall time")
-    ap.add_argument("--init", default=None, help="starting policy .safetensors (default: "
-                    "the PPO baseline)")
+                    help="stop after this much self-play and training (evaluations excluded)")
+    ap.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    ap.add_argument("--init", default="ppo", help="'ppo' (the PPO baseline, 2 seats), "
+                    "'scratch' or a policy .safetensors (default ppo)")
     ap.add_argument("--out", default=None, help="run folder (default runs/az_<game>)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2, help="self-play processes")
     ap.add_argument("--setting", "-s", type=_option, action="append", default=[],
-                    metavar="KEY=VALUE", help="a setting of card_envs.rl.expert."
-                    "EXPERT_DEFAULTS, e.g. -s sims=400 -s games=300")
+                    metavar="KEY=VALUE", help="a setting of card_envs.rl.az.AZ_DEFAULTS, "
+                    "e.g. -s sims=64 -s games=256")
     ap.add_argument("--option", "-o", type=_option, action="append", default=[],
                     metavar="KEY=VALUE", help="game option")
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")
@@ -57,32 +60,36 @@ def main(argv: list[str] | None = None) -> int:
         env_id = resolve_env_id(args.game)
     except ValueError as e:
         ap.error(str(e))
-    if args.init is not None and not Path(args.init).is_file():
-        ap.error(f"--init: no policy file {args.init!r}")
-    out = Path(args.out or f"runs/az_{env_id.removesuffix('_v0')}")
+    if args.minutes is None and args.rounds is None:
+        ap.error("give --minutes or --rounds (or both)")
+    if args.init not in ("ppo", "scratch") and not Path(args.init).is_file():
+        ap.error(f"--init: no policy file {args.init!r} (or 'ppo', 'scratch')")
+    name = env_id.removesuffix("_v0") + ("" if args.players == 2 else f"_{args.players}p")
+    out = Path(args.out or f"runs/az_{name}")
     settings: dict[str, Any] = dict(args.setting)
 
     from card_envs.agents.weights import WeightsError
     from card_envs.core.errors import OptionError
-    from card_envs.rl.expert import expert_iteration
+    from card_envs.rl.az import train_az
 
     command = "python examples/train_az.py " + shlex.join(sys.argv[1:] if argv is None
                                                           else argv)
     try:
-        res = expert_iteration(env_id, rounds=args.rounds, minutes=args.minutes, out_dir=out,
-                               init=args.init, settings=settings, seed=args.seed,
-                               workers=args.workers, resume=args.resume,
-                               overwrite=args.overwrite, progress=not args.no_progress,
-                               command=command, **dict(args.option))
+        res = train_az(env_id, minutes=args.minutes, rounds=args.rounds, out_dir=out,
+                       init=args.init, settings=settings, seed=args.seed,
+                       num_players=args.players, resume=args.resume,
+                       overwrite=args.overwrite, progress=not args.no_progress,
+                       command=command, **dict(args.option))
     except (FileExistsError, FileNotFoundError, OptionError, ValueError, WeightsError,
             TypeError) as e:
         ap.error(str(e))
     print(res.table())
     print(f"\nnetwork: {res.final_path}   history: {out / 'history.json'}   curve: "
           f"{out / 'learning_curve.png'}")
+    game = env_id.removesuffix("_v0")
     print("play it in the arena:\n  card-envs arena --game "
-          f"{env_id.removesuffix('_v0')} --agents az:ms=200+path={res.final_path},"
-          "mcts:ms=200 --games 400 --seed 11")
+          f"{game} --players {args.players} --agents az:ms=200+path={res.final_path},"
+          "mcts:ms=200 --games 200 --seed 11")
     return 0
 
 

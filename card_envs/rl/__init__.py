@@ -17,8 +17,8 @@ Each trainer has its package:
 * :mod:`card_envs.rl.rllib`: the RLlib env, PPO configuration, masking modules and training run
   (the ``rllib`` extra).
 
-:mod:`~card_envs.rl.expert` (``expert_iteration``, ``EXPERT_DEFAULTS``) improves the PPO network
-with the ``az`` search's games.
+* :mod:`card_envs.rl.az`: Gumbel AlphaZero self-play (``train_az``, ``AZ_DEFAULTS``): the
+  ``az`` search teaches the network it searches with, for any number of seats (torch only).
 
 What the trainers share stands beside them: :mod:`~card_envs.rl.single_agent`
 (``SingleAgentEnv``, ``OpponentPool``: numpy and Gymnasium only), :mod:`~card_envs.rl.evaluation`
@@ -26,7 +26,8 @@ What the trainers share stands beside them: :mod:`~card_envs.rl.single_agent`
 (per-seat trajectories in a flat sample buffer, compiled), :mod:`~card_envs.rl.nets` (torch
 layers) and :mod:`~card_envs.rl.runs` (run folders). Older module paths
 (``card_envs.rl.trainer``, ``card_envs.rl.policy``, ``card_envs.rl.ppo_run``, ...) still import,
-as the same modules.
+as the same modules; ``card_envs.rl.expert`` (expert iteration) is the self-play trainer's
+module, its ``expert_iteration`` a deprecated spelling of ``train_az``.
 
 The game features the policies read are computed by the games' own compiled code
 (:mod:`card_envs.core.features`), not here. The names below are imported on first use, so
@@ -64,9 +65,13 @@ _EXPORTS: dict[str, str] = {
     "PPO_DEFAULTS": "ppo",
     "PPOResult": "ppo",
     "train_ppo": "ppo",
-    "EXPERT_DEFAULTS": "expert",
-    "ExpertResult": "expert",
-    "expert_iteration": "expert",
+    "AZ_DEFAULTS": "az",
+    "AZResult": "az",
+    "AZSettings": "az",
+    "train_az": "az",
+    "EXPERT_DEFAULTS": "az.train",
+    "ExpertResult": "az.train",
+    "expert_iteration": "az.train",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -31,6 +31,7 @@ MOVED: dict[str, str] = {
     "buffers": "sb3.buffers",
     "selfplay": "sb3.selfplay",
     "shaping": "sb3.shaping",
+    "expert": "az.train",  # expert iteration, superseded by Gumbel AlphaZero self-play
 }
 
 

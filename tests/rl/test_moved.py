@@ -29,6 +29,7 @@ OLD = {
     "buffers": "sb3.buffers",
     "selfplay": "sb3.selfplay",
     "shaping": "sb3.shaping",
+    "expert": "az.train",
 }
 #: what the modules card_envs.rl.ppo and card_envs.rl.sb3 defined: now their packages' names
 PACKAGES = {
