@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Search speed: the ``az`` agent's simulations and network leaf evaluations per second beside
-plain ``mcts`` iterations per second, per game, on the same positions, in one process.
+plain ``mcts`` iterations per second, per game, on the same positions, in one process; then the
+batched search over many games (one thread, one process) and self-play decisions per second.
 
     python benchmarks/search_speed.py                      # every game, batches 1 8 16 32 64
     python benchmarks/search_speed.py --games slide isflak --batches 16
@@ -17,6 +18,15 @@ size; ``mcts`` with ``--mcts-iterations``. A simulation of ``az`` is a leaf eval
 network or a finished game reached; one of ``mcts`` is a random rollout to the end of the
 game. ``other_cpu_load`` is the CPU other processes used meanwhile (a busy machine slows
 both).
+
+**Batched.** ``--batched`` sizes ``B``: the positions repeated to ``B`` games, searched
+together by :class:`~card_envs.agents.az_search.BatchSearch` with ``--batched-sims``
+simulations each (Gumbel root, one numba and one torch thread: what one self-play worker does),
+``--repeats`` timed searches: network-evaluated leaves per second, beside ``mcts`` on one
+thread. **Self-play**: decisions per second of ``--selfplay-games`` games in lockstep
+(:class:`~card_envs.rl.az.selfplay.SelfPlay`, ``--batched-sims`` simulations a move, every move
+counted, the searched ones and those with one legal action), in one process; the trainer runs
+one such process per core.
 
 Writes ``benchmarks/results/search_speed-<time>.json`` (machine, versions, arguments, every
 repeat) unless ``--json`` says where.
@@ -94,6 +104,8 @@ def measure_game(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
     out["mcts"] = {"iterations": args.mcts_iterations,
                    "repeats": time_agent(mcts, states, args.repeats)}
     log(f"  {env_id} mcts: {fmt_rate(_median(out['mcts'], 'sims_per_s'))} iterations/s")
+    if args.batched:
+        out["batched"] = measure_batched(env_id, states, args)
     for b in args.batches:
         az = make_agent(f"az:iterations={args.az_iterations},batch={b}", env_id, seed=0,
                         **opts)
@@ -102,6 +114,85 @@ def measure_game(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
         out["az"].append(row)
         log(f"  {env_id} az batch {b}: {fmt_rate(_median(row, 'leaves_per_s'))} leaves/s")
     return out
+
+
+def measure_batched(env_id: str, states: list[np.ndarray], args: argparse.Namespace
+                    ) -> dict[str, Any]:
+    """Batched-search rows (leaves/s per batch size) and the self-play row of one game."""
+    import numba
+    import torch
+
+    from card_envs.agents.az_search import BatchSearch
+    from card_envs.rl.az.selfplay import SelfPlay
+
+    opts = OPTIONS.get(env_id, {})
+    sims = args.batched_sims
+    ev = make_agent("az:iterations=2", env_id, seed=0, **opts).evaluator
+    old = (numba.get_num_threads(), torch.get_num_threads())
+    numba.set_num_threads(1)
+    torch.set_num_threads(1)
+    out: dict[str, Any] = {"sims": sims, "rows": []}
+    try:
+        for B in args.batched:
+            big = np.stack([states[i % len(states)] for i in range(B)])
+            bs = BatchSearch(env_id, num_games=B, threads=1, max_nodes=64 + 64 * sims, **opts)
+            seeds = np.arange(B, dtype=np.uint64)
+            bs.run(big, ev, sims, seeds, noise=True)  # untimed: compile, warm up
+            reps = []
+            for r in range(args.repeats):
+                with LoadProbe() as probe:
+                    t = time.perf_counter()
+                    res = bs.run(big, ev, sims, seeds + np.uint64(r + 1), noise=True)
+                    secs = time.perf_counter() - t
+                reps.append({"repeat": r, "games": B, "leaves": res.leaves,
+                             "forwards": res.forwards, "seconds": secs,
+                             "leaves_per_s": res.leaves / secs, "other_cpu_load": probe.other})
+            out["rows"].append({"batch": B, "repeats": reps})
+            log(f"  {env_id} batched B={B}: "
+                f"{fmt_rate(statistics.median(x['leaves_per_s'] for x in reps))} leaves/s")
+        game_opts = {**opts, "num_players": 2}
+        sp = SelfPlay(env_id, game_opts, slots=args.selfplay_games, first=0, seed=args.seed,
+                      sims=sims, considered=16, determinizations=4,
+                      max_nodes=64 + 64 * sims, c_visit=50.0, c_scale=0.1, prior_temp=1.0)
+        sp.play(ev, 2)  # untimed
+        reps = []
+        for r in range(args.repeats):
+            with LoadProbe() as probe:
+                t = time.perf_counter()
+                d = sp.play(ev, args.selfplay_steps)
+                secs = time.perf_counter() - t
+            dec = int(d["decisions"][0])
+            reps.append({"repeat": r, "decisions": dec, "searched": int(len(d["seat"])),
+                         "seconds": secs, "decisions_per_s": dec / secs,
+                         "other_cpu_load": probe.other})
+        out["selfplay"] = {"games": args.selfplay_games, "steps": args.selfplay_steps,
+                           "repeats": reps}
+        log(f"  {env_id} self-play: "
+            f"{fmt_rate(statistics.median(x['decisions_per_s'] for x in reps))} decisions/s")
+    finally:
+        numba.set_num_threads(old[0])
+        torch.set_num_threads(old[1])
+    return out
+
+
+def batched_table(results: list[dict[str, Any]]) -> str:
+    """One line per game and batch size: leaves/s of the batched search on one thread, mcts
+    iterations/s on one thread, their ratio, and self-play decisions/s in one process."""
+    head = (f"{'game':<16}{'games':>7}{'sims':>6}{'leaves/s':>11}{'mcts it/s':>11}"
+            f"{'ratio':>7}{'self-play dec/s':>17}")
+    lines = [head, "-" * len(head)]
+    for g in results:
+        m = _median(g["mcts"], "sims_per_s")
+        b = g.get("batched")
+        if not b:
+            continue
+        sp = statistics.median(r["decisions_per_s"] for r in b["selfplay"]["repeats"])
+        for k, row in enumerate(b["rows"]):
+            leaves = _median(row, "leaves_per_s")
+            lines.append(f"{g['env_id']:<16}{row['batch']:>7}{b['sims']:>6}"
+                         f"{fmt_rate(leaves):>11}{fmt_rate(m):>11}{leaves / m:>7.2f}"
+                         f"{fmt_rate(sp) if k == 0 else '':>17}")
+    return "\n".join(lines)
 
 
 def _median(row: dict[str, Any], key: str) -> float:
@@ -140,6 +231,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mcts-iterations", type=int, default=2000,
                     help="mcts iterations per search (2000)")
     ap.add_argument("--repeats", type=int, default=3, help="timed repeats (3)")
+    ap.add_argument("--batched", nargs="+", type=int, default=[256, 1024],
+                    help="games searched together by the batched search (256 1024; 0: none)")
+    ap.add_argument("--batched-sims", type=int, default=32,
+                    help="simulations per game of the batched search and self-play (32)")
+    ap.add_argument("--selfplay-games", type=int, default=256,
+                    help="games of the self-play measure (256)")
+    ap.add_argument("--selfplay-steps", type=int, default=16,
+                    help="moves per game per timed self-play repeat (16)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: Slide, 2 positions, batches 1 and 16, tiny budgets")
@@ -149,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
         args.games = args.games or ["slide_v0"]
         args.batches, args.positions, args.repeats = [1, 16], 2, 1
         args.az_iterations, args.mcts_iterations = 64, 200
+        args.batched, args.batched_sims = [16], 8
+        args.selfplay_games, args.selfplay_steps = 16, 4
+    args.batched = [b for b in args.batched if b > 0]
     games = [resolve_env_id(g) for g in (args.games or env_ids())]
     started = time.strftime("%Y%m%d-%H%M%S")
     log(f"search speed: {', '.join(games)}; {args.positions} positions, az {args.az_iterations}"
@@ -157,6 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     results = [measure_game(g, args) for g in games]
     print("\nSearch speed per game (median repeat; leaves: network evaluations):")
     print(table(results))
+    if args.batched:
+        print(f"\nBatched search and self-play ({args.batched_sims} simulations a move; one "
+              "thread; leaves: network evaluations):")
+        print(batched_table(results))
     path = args.json or RESULTS_DIR / f"search_speed-{started}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     import torch

@@ -1,7 +1,7 @@
 """benchmarks/search_speed.py runs end to end (``--quick``): az and mcts searched the same
-Slide positions, the table and the JSON hold both, and the leaves of a batch-16 az went
-through the network in batches. (Structure, not speed: the figures come from running the
-script.)"""
+Slide positions, the table and the JSON hold both, the leaves of a batch-16 az went through the
+network in batches, and the batched search and self-play rows are there. (Structure, not
+speed: the figures come from running the script.)"""
 
 from __future__ import annotations
 
@@ -29,3 +29,11 @@ def test_search_speed_quick(tmp_path: Path) -> None:
     assert one["simulations"] == sixteen["simulations"] == 2 * 64
     assert one["forwards"] == one["leaves"] > 0  # batch 1: a forward per leaf
     assert sixteen["forwards"] <= 2 * (64 / 16 + 4) and sixteen["leaves_per_s"] > 0
+    b = game["batched"]
+    (row,) = b["rows"]
+    (rep,) = row["repeats"]
+    assert row["batch"] == 16 and b["sims"] == 8 and rep["leaves_per_s"] > 0
+    assert rep["forwards"] <= 8 + 1  # one forward pass per wave for all 16 games
+    (sp,) = b["selfplay"]["repeats"]
+    assert sp["decisions"] == 16 * 4 and sp["decisions_per_s"] > 0
+    assert "self-play dec/s" in run.stdout
