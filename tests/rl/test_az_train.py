@@ -199,3 +199,14 @@ def test_batched_matches_are_symmetric_and_seeded() -> None:
     assert math.isclose(a["win_share"], 0.5)  # the same player in both seats of each deal
     m = network_match("isflak_v0", pol, "random", 5, seed=1)
     assert m["games"] == 10 and 0 <= m["win_share"] <= 1 and len(m["seat_shares"]) == 2
+
+
+def test_worker_processes_play_the_same_run_twice(tmp_path: Path) -> None:
+    """Two self-play processes (one thread each): a run is reproducible, evaluations included,
+    and resumes across a restart of the processes."""
+    two = {"workers": 2}
+    a = _run(tmp_path / "a", 2, s=two)
+    _run(tmp_path / "b", 1, s=two)
+    b = train_az("slide_v0", rounds=2, out_dir=tmp_path / "b", settings={**SMALL, **two},
+                 resume=True, progress=False)
+    _same_rows(a.history, b.history)
