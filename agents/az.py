@@ -120,6 +120,8 @@ class AZAgent(Agent):
     ``value_scale``      number, 0..10        scalar value heads: share = 0.5 + scale v
     ``prior_temp``       number, 0.01..100    priors = softmax(logits / prior_temp)
     ``anchor``           number, 0..1000      keep the rollout policy's move (game default)
+    ``mix``              number, 0..1         share of a rollout in a leaf's value
+    ``horizon``          int, -1..10**6       rollout moves (-1: to the end; game default)
     ``max_nodes``        int, 2..2**24        tree capacity (2**18)
     ``model``            NetPolicy            a loaded policy (Python only, not in a spec)
     ===================  ===================  ============================================
@@ -159,6 +161,9 @@ class AZAgent(Agent):
         "prior_temp": Param("float", 0.01, 100, "priors are softmax(logits / prior_temp)"),
         "anchor": Param("float", 0, 1000, "keep the rollout policy's move unless clearly "
                         "beaten (game default; 0: none)"),
+        "mix": Param("float", 0, 1, "share of a rollout in a leaf's value (game default)"),
+        "horizon": Param("int", -1, 10**6, "rollout moves (-1: to the end; default: the "
+                         "game's mcts)"),
         "max_nodes": Param("int", 2, MAX_NODES, "tree capacity (default 2**18)",
                            optional=False, budget=True),
         "model": Param("object", doc="a loaded NetPolicy", spec=False),
@@ -171,6 +176,7 @@ class AZAgent(Agent):
                  virtual_loss: float = 0.5, determinizations: int = 32, batch: int = 32,
                  temperature: float = 0.0, path: str | None = None, value_scale: float = 0.5,
                  prior_temp: float | None = None, anchor: float | None = None,
+                 mix: float | None = None, horizon: int | None = None,
                  max_nodes: int = 2**18, model: Any = None, **options: Any) -> None:
         p = check_params(type(self), {
             "iterations": iterations, "ms": ms, "mode": mode, "considered": considered,
@@ -178,7 +184,7 @@ class AZAgent(Agent):
             "virtual_loss": virtual_loss, "determinizations": determinizations,
             "batch": batch, "temperature": temperature, "path": path,
             "value_scale": value_scale, "prior_temp": prior_temp, "anchor": anchor,
-            "max_nodes": max_nodes})
+            "mix": mix, "horizon": horizon, "max_nodes": max_nodes})
         from card_envs.core.errors import OptionError
 
         if p["mode"] not in ("gumbel", "puct"):
@@ -196,6 +202,9 @@ class AZAgent(Agent):
         searcher = game_searcher(env_id)
         self._searcher = searcher
         self.anchor = float(searcher.default_anchor if p["anchor"] is None else p["anchor"])
+        tuned = manifest(env_id).az  # this game's measured defaults
+        self.mix = float(tuned.get("mix", 0.0) if p["mix"] is None else p["mix"])
+        self.horizon = int(searcher.default_horizon if p["horizon"] is None else p["horizon"])
         known = env_class(env_id).game_class.option_specs()
         game_opts = {k: v for k, v in options.items() if k in known}
         self.search_engine = BatchSearch(env_id, num_games=1, leaves=self.batch,
@@ -285,13 +294,16 @@ class AZAgent(Agent):
         if iterations is None:
             assert ms is not None
             rate = self._rate if self._rate > 0 else 1000.0
-            iterations = int(min(MAX_ITERATIONS, max(2 * self.considered, rate * ms / 1000.0)))
+            # the plan the sequential halving follows: a little more than the last moves'
+            # rate allows (the deadline cuts it), so that a move uses its whole budget
+            iterations = int(min(MAX_ITERATIONS,
+                                 max(2 * self.considered, 1.2 * rate * ms / 1000.0)))
             deadline = time.perf_counter() + ms / 1000.0
             stop = 1
         t0 = time.perf_counter()
         res = bs.run(state[None, :], self.evaluator, iterations, self._seeds,
                      mode=self.mode, noise=False, c_visit=self.c_visit, c_scale=self.c_scale,
-                     rescale=self.rescale,
+                     rescale=self.rescale, mix=self.mix, horizon=self.horizon,
                      c_puct=self.c_puct, virtual_loss=self.virtual_loss,
                      prior_temp=self.prior_temp, deadline=deadline, stop=stop)
         dt = time.perf_counter() - t0

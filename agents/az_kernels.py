@@ -64,7 +64,7 @@ GUMBEL, PUCT = 0, 1
 
 # Placeholders: in the generated per-game modules these names are the game's kernels and the
 # rollout policy of its search agent.
-_step = _legal_mask = _outcome = _observe = _policy = _det = None
+_step = _legal_mask = _outcome = _observe = _policy = _det = _leaf = _descend = None
 
 
 def considered_visits(m: int, n: int) -> list[int]:
@@ -337,10 +337,37 @@ def roots_template(nthreads, active, states, cfg, seeds, noise, tree, w, vnet, m
             _det(s, cfg, seat, dets[i, d], r)
 
 
+def leaf_template(i, row, node, cur, s_work, cfg, mix, horizon, s_mask, pobs, s_rng, rew, pts,
+                  winners, s_val, leaf_obs, leaf_mask, leaf_node, leaf_seat, leaf_roll):
+    """Record a leaf of game ``i`` in row ``row`` (the observation and mask of the seat to act
+    ``cur``); with ``mix`` > 0 the position is then played on by the rollout policy (at most
+    ``horizon`` moves; -1: to the end) and ``leaf_roll[row]`` gets every seat's win share at
+    its end (an even share when cut)."""
+    n = cfg[K.C_PLAYERS]
+    _observe(s_work, cfg, cur, leaf_obs[row])
+    _legal_mask(s_work, cfg, leaf_mask[row])
+    leaf_node[row] = node
+    leaf_seat[row] = cur
+    if mix > 0.0:
+        left = horizon
+        while s_work[K.DONE] == 0 and left != 0:
+            _legal_mask(s_work, cfg, s_mask)
+            _step(s_work, cfg, _policy(s_work, cfg, s_work[K.CUR], s_mask, pobs, s_rng), rew)
+            left -= 1
+        if s_work[K.DONE] != 0:
+            _outcome(s_work, cfg, pts, winners)
+            win_shares(winners, n, s_val)
+            for p in range(n):
+                leaf_roll[row, p] = s_val[p]
+        else:
+            for p in range(n):
+                leaf_roll[row, p] = 1.0 / n
+
+
 def descend_template(i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_puct, vloss,
-                     c_visit, c_scale, rescale, model_others, tree, w, logp, vnet, gum, meta,
-                     sims, rng, work, mask, tmp, qs, val, pts, winners, rew, pobs, clash,
-                     leaf_obs, leaf_mask, leaf_node, leaf_seat):
+                     c_visit, c_scale, rescale, model_others, mix, horizon, tree, w, logp, vnet,
+                     gum, meta, sims, rng, work, mask, tmp, qs, val, pts, winners, rew, pobs,
+                     clash, leaf_obs, leaf_mask, leaf_node, leaf_seat, leaf_roll):
     """Up to ``L`` simulations of game ``i`` (module docstring); returns the number of leaves
     written to rows ``i * L ...`` of ``leaf_*``."""
     n = cfg[K.C_PLAYERS]
@@ -394,12 +421,10 @@ def descend_template(i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_pu
                 break
             cur = s_work[K.CUR]
             if state == 0:  # not evaluated: a leaf for the network
-                row = i * L + leaves
                 t[node, EXP] = 2
-                _observe(s_work, cfg, cur, leaf_obs[row])
-                _legal_mask(s_work, cfg, leaf_mask[row])
-                leaf_node[row] = node
-                leaf_seat[row] = cur
+                _leaf(i, i * L + leaves, node, cur, s_work, cfg, mix, horizon, s_mask, pobs[i],
+                      s_rng, rew[i], pts[i], winners[i], s_val, leaf_obs, leaf_mask, leaf_node,
+                      leaf_seat, leaf_roll)
                 leaves += 1
                 sims[i] += 1
                 break
@@ -435,11 +460,9 @@ def descend_template(i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_pu
                 s_tmp[t[ch, ACT]] = 0
                 ch = t[ch, SIB]
             if best < 0:  # nothing legal has a child (tree full): value it, do not expand
-                row = i * L + leaves
-                _observe(s_work, cfg, cur, leaf_obs[row])
-                _legal_mask(s_work, cfg, leaf_mask[row])
-                leaf_node[row] = node
-                leaf_seat[row] = cur
+                _leaf(i, i * L + leaves, node, cur, s_work, cfg, mix, horizon, s_mask, pobs[i],
+                      s_rng, rew[i], pts[i], winners[i], s_val, leaf_obs, leaf_mask, leaf_node,
+                      leaf_seat, leaf_roll)
                 leaves += 1
                 sims[i] += 1
                 break
@@ -457,28 +480,31 @@ def descend_template(i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_pu
 
 
 def wave_template(nthreads, active, dets, cfg, nsims, L, root_seat, rmask, table, mode,
-                  c_puct, vloss, c_visit, c_scale, rescale, model_others, tree, w, logp, vnet, gum,
-                  meta, sims, rng, work, mask, tmp, qs, val, pts, winners, rew, pobs, clash,
-                  leaf_obs, leaf_mask, leaf_node, leaf_seat, leaf_count):
+                  c_puct, vloss, c_visit, c_scale, rescale, model_others, mix, horizon, tree, w,
+                  logp, vnet, gum, meta, sims, rng, work, mask, tmp, qs, val, pts, winners, rew,
+                  pobs, clash, leaf_obs, leaf_mask, leaf_node, leaf_seat, leaf_roll,
+                  leaf_count):
     """One wave over every active game (``leaf_count[i]``: leaves written by game ``i``)."""
     for i in prange(active.shape[0]):
         leaf_count[i] = 0
         if active[i]:
-            leaf_count[i] = _descend(  # noqa: F821 (defined in the generated module)
+            leaf_count[i] = _descend(
                 i, dets, cfg, nsims, L, root_seat, rmask, table, mode, c_puct, vloss, c_visit,
-                c_scale, rescale, model_others, tree, w, logp, vnet, gum, meta, sims, rng, work,
-                mask, tmp, qs, val, pts, winners, rew, pobs, clash, leaf_obs, leaf_mask,
-                leaf_node, leaf_seat)
+                c_scale, rescale, model_others, mix, horizon, tree, w, logp, vnet, gum, meta,
+                sims, rng, work, mask, tmp, qs, val, pts, winners, rew, pobs, clash, leaf_obs,
+                leaf_mask, leaf_node, leaf_seat, leaf_roll)
 
 
 def expand_template(nthreads, games, starts, counts, leaf_node, leaf_seat, logits, acts,
-                    offsets, values, prior_temp, do_backup, tree, w, logp, vnet, meta, val):
+                    offsets, values, leaf_roll, mix, prior_temp, do_backup, tree, w, logp, vnet,
+                    meta, val):
     """Expand the evaluated leaves and back their values up. Game ``games[g]`` has leaf rows
     ``starts[g] ... starts[g] + counts[g] - 1``: legal actions ``acts[offsets[r]:offsets[r+1]]``
     with ``logits`` (priors: their softmax at ``prior_temp``), ``values[r, j]`` the share of
     the seat ``j`` places after the seat to act (the network's relative order). A leaf whose
-    children do not fit stays unexpanded (evaluated again later). ``do_backup`` false: expand
-    only (the roots)."""
+    children do not fit stays unexpanded (evaluated again later). With ``mix`` > 0 a leaf's
+    value is ``(1 - mix) network + mix rollout`` (``leaf_roll[r]``: every seat's share at the
+    end of the leaf's rollout). ``do_backup`` false: expand only (the roots)."""
     n = values.shape[1]
     M = tree.shape[1]
     for g in prange(games.shape[0]):
@@ -490,6 +516,9 @@ def expand_template(nthreads, games, starts, counts, leaf_node, leaf_seat, logit
             s = leaf_seat[r]
             for j in range(n):
                 v[(s + j) % n] = values[r, j]
+            if mix > 0.0:
+                for p in range(n):
+                    v[p] = (1.0 - mix) * v[p] + mix * leaf_roll[r, p]
             if t[node, EXP] != 1:
                 lo = offsets[r]
                 hi = offsets[r + 1]
@@ -597,6 +626,9 @@ from {det_module} import {det_name} as _det
 from card_envs.agents.az_kernels import gumbel
 
 
+@njit(cache=True, inline="always")
+{leaf}
+
 @njit(cache=True)
 {descend}
 
@@ -639,6 +671,7 @@ def compiled_waves(game: Any, policy: Callable[..., int], det: Callable[..., Non
                for build in ("par", "serial")}
     text = _GENERATED.format(game=game.env_id,
                              descend=template_source(descend_template, "_descend"),
+                             leaf=template_source(leaf_template, "_leaf"),
                              **sources, **imports)
     module = load_generated(f"az_waves_{game.env_id}_{digest}", text)
     _BUILT[key] = (_with_threads(module.wave_par), module.wave_serial,

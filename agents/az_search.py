@@ -241,6 +241,7 @@ class BatchSearch:
         self.leaf_mask = np.zeros((B * L, A), np.int8)
         self.leaf_node = np.zeros(B * L, np.int64)
         self.leaf_seat = np.zeros(B * L, np.int64)
+        self.leaf_roll = np.zeros((B * L, n), np.float64)
         self.leaf_count = np.zeros(B, np.int64)
         self._active = np.zeros(B, np.bool_)
         self.result = SearchResult(np.zeros(B, np.int64), np.zeros((B, A)),
@@ -270,7 +271,7 @@ class BatchSearch:
                 self.dets[i, d] = self.engine.resample(state, seat, gen)
 
     def _evaluate(self, evaluator: Callable[..., Any], games: np.ndarray, counts: np.ndarray,
-                  prior_temp: float, do_backup: bool) -> int:
+                  prior_temp: float, do_backup: bool, mix: float = 0.0) -> int:
         """One forward pass over the leaves of ``games`` (``counts`` each, rows ``i * L...``),
         then their expansion and backup. Returns the number of leaves."""
         L = self.leaves
@@ -285,15 +286,16 @@ class BatchSearch:
             idx = np.repeat(games * L - starts, counts) + np.arange(total)
         logits, acts, offsets, shares = evaluator(self.leaf_obs[idx], self.leaf_mask[idx])
         self._expand(self.threads, games, starts, counts, self.leaf_node[idx],
-                     self.leaf_seat[idx], logits, acts, offsets, shares, prior_temp,
-                     do_backup, self.tree, self.w, self.logp, self.vnet, self.meta, self._val)
+                     self.leaf_seat[idx], logits, acts, offsets, shares, self.leaf_roll[idx],
+                     mix, prior_temp, do_backup, self.tree, self.w, self.logp, self.vnet,
+                     self.meta, self._val)
         return total
 
     # ------------------------------------------------------------------ the search
     def run(self, states: np.ndarray, evaluator: Callable[..., Any], simulations: int,
             seeds: np.ndarray, active: np.ndarray | None = None, mode: str = "gumbel",
             noise: bool = False, c_visit: float = 50.0, c_scale: float = 0.1,
-            rescale: bool = False,
+            rescale: bool = False, mix: float = 0.0, horizon: int = -1,
             c_puct: float = 0.5, virtual_loss: float = 0.5, prior_temp: float = 1.0,
             deadline: float | None = None, stop: int = 0) -> SearchResult:
         """Search every active game's position (``states[i]``, a full state: the searcher is
@@ -342,15 +344,16 @@ class BatchSearch:
             while True:
                 self._wave(self.threads, self._active, self.dets, g.cfg, sims, L,
                            self.root_seat, self.rmask, table, m, c_puct, virtual_loss,
-                           c_visit, c_scale, rescale, model_others, self.tree, self.w, self.logp,
-                           self.vnet, self.gum, self.meta, self.sims, self.rng, self._work,
+                           c_visit, c_scale, rescale, model_others, mix, horizon, self.tree,
+                           self.w, self.logp, self.vnet, self.gum, self.meta, self.sims,
+                           self.rng, self._work,
                            self._mask, self._tmp, self._qs, self._val, self._pts, self._win,
                            self._rew, self._pobs, self._clash, self.leaf_obs, self.leaf_mask,
-                           self.leaf_node, self.leaf_seat, self.leaf_count)
+                           self.leaf_node, self.leaf_seat, self.leaf_roll, self.leaf_count)
                 busy = np.flatnonzero(self.leaf_count)
                 if busy.size:
                     res.leaves += self._evaluate(evaluator, busy, self.leaf_count[busy],
-                                                 prior_temp, True)
+                                                 prior_temp, True, mix)
                     res.forwards += 1
                 running = self._active & (self.sims < sims)
                 if deadline is not None and time.perf_counter() >= deadline:

@@ -1,13 +1,21 @@
 #!/usr/bin/env python
-"""Strength of the learned search (``az``) against plain search and the heuristic, and of
-every searcher against time per move, 2 players, in the arena (duplicate deals).
+"""Strength of the learned search (``az``) against plain search and the heuristic, of every
+searcher against time per move, and of a self-play run's network against the one it started
+from, at 2 or more seats, in the arena (duplicate deals, every seat rotation).
 
-Two parts, each a list of arena matches (cells):
+Parts, each a list of arena matches (cells):
 
 * ``table``: ``az:ms=200`` against ``mcts:ms=200`` and against ``heuristic`` (equal time per
   move for the two searchers);
 * ``curve``: ``az``, ``mcts`` at 50, 200 and 1000 ms per move, and the PPO policy alone
-  (``ppo``, which takes no time budget), each against ``heuristic``.
+  (``ppo``, which takes no time budget), each against ``heuristic``;
+* ``loop``: ``az`` with a run's network (``--new``) against ``az`` with the network it started
+  from (``--start``), both at ``--iterations`` simulations a move, and the new network alone
+  (``ppo:path=...``) against ``heuristic``.
+
+``--az`` adds parameters to every ``az`` spec (e.g. ``path=runs/az_isflak/final.safetensors``).
+With ``--players`` n > 2 the first agent plays against n - 1 copies of the opponent (the arena
+fills the seats from the pool ``[opponent, agent]``).
 
 Every cell is one :func:`card_envs.arena.run_arena` run (seed ``--seed``, ``--deals`` deals
 played in both seatings, ``--workers`` processes) saved as ``<out>/<cell>.json`` as soon as it
@@ -47,40 +55,61 @@ RESULTS = Path(__file__).parent / "results" / "search_strength"
 CURVE_MS = (50, 200, 1000)
 
 
-def cells(part: str, env_ids: list[str], ms: tuple[int, ...]) -> list[tuple[str, str, str]]:
-    """``(env_id, first agent, opponent)`` of every match of ``part``."""
+def cells(part: str, env_ids: list[str], ms: tuple[int, ...], az: str = "",
+          loop: tuple[str, str, int] | None = None) -> list[tuple[str, str, str]]:
+    """``(env_id, first agent, opponent)`` of every match of ``part`` (``az``: parameters
+    added to every az spec; ``loop``: the new and start networks and the simulations)."""
+    extra = f",{az}" if az else ""
     out: list[tuple[str, str, str]] = []
     for env_id in env_ids:
         if part == "table":
-            out += [(env_id, "az:ms=200", "mcts:ms=200"), (env_id, "az:ms=200", "heuristic")]
+            out += [(env_id, f"az:ms=200{extra}", "mcts:ms=200"),
+                    (env_id, f"az:ms=200{extra}", "heuristic")]
+        elif part == "loop":
+            assert loop is not None
+            new, start, sims = loop
+            out += [(env_id, f"az:iterations={sims},path={new}{extra}",
+                     f"az:iterations={sims},path={start}{extra}"),
+                    (env_id, f"ppo:path={new}", "heuristic")]
         else:
-            out += [(env_id, f"{a}:ms={t}", "heuristic") for t in ms for a in ("az", "mcts")]
+            out += [(env_id, f"{a}:ms={t}{extra if a == 'az' else ''}", "heuristic")
+                    for t in ms for a in ("az", "mcts")]
             out.append((env_id, "ppo", "heuristic"))
     return out
 
 
-def cell_name(env_id: str, first: str, other: str, deals: int, seed: int) -> str:
-    clean = {ord(c): "_" for c in ":=+;,/"}
-    return f"{env_id}__{first.translate(clean)}__vs__{other.translate(clean)}__d{deals}_s{seed}"
+def cell_name(env_id: str, first: str, other: str, deals: int, seed: int,
+              players: int = 2) -> str:
+    clean = {ord(c): "_" for c in ":=+;,/."}
+    seats = "" if players == 2 else f"_{players}p"
+    name = f"{env_id}{seats}__{first.translate(clean)}__vs__{other.translate(clean)}"
+    if len(name) > 180:  # long paths: a digest keeps the name short and unique
+        import hashlib
+
+        name = f"{env_id}{seats}__{hashlib.sha1(name.encode()).hexdigest()[:16]}"
+    return f"{name}__d{deals}_s{seed}"
 
 
 def play(env_id: str, first: str, other: str, deals: int, seed: int, workers: int | str,
-         folder: Path, fresh: bool) -> dict[str, Any]:
-    """One cell: played, or read back from its file."""
-    path = folder / f"{cell_name(env_id, first, other, deals, seed)}.json"
+         folder: Path, fresh: bool, players: int = 2) -> dict[str, Any]:
+    """One cell: played, or read back from its file. ``deals`` deals, each in every seat
+    rotation (``players`` games a deal)."""
+    path = folder / f"{cell_name(env_id, first, other, deals, seed, players)}.json"
     if path.is_file() and not fresh:
         saved = json.loads(path.read_text())
         wall = saved.pop("wall_s", None)  # the run's wall time, beside the arena's result
         res = ArenaResult.from_json(saved)
     else:
         t0 = time.perf_counter()
-        res = run_arena(env_id, [first, other], 2 * deals, num_players=2, seed=seed,
+        pool = [first, other] if players == 2 else [other, first]
+        res = run_arena(env_id, pool, players * deals, num_players=players, seed=seed,
                         workers=workers)
         wall = time.perf_counter() - t0
         folder.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({**res.to_json(), "wall_s": wall}) + "\n")
     s, o = res[first], res[other]
-    return {"env_id": env_id, "agent": first, "opponent": other, "games": s.games,
+    return {"env_id": env_id, "players": players, "agent": first, "opponent": other,
+            "games": s.games,
             "win_rate": s.win_rate, "ci95": list(s.ci95), "ms_per_move": s.ms_per_move,
             "opponent_ms_per_move": o.ms_per_move, "wall_s": wall, "file": path.name}
 
@@ -125,10 +154,17 @@ def plot_curve(rows: list[dict[str, Any]], path: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--part", choices=("table", "curve"), default="table")
+    ap.add_argument("--part", choices=("table", "curve", "loop"), default="table")
+    ap.add_argument("--players", type=int, default=2, help="seats (default 2)")
+    ap.add_argument("--az", default="", help="parameters added to every az spec, "
+                    "e.g. path=runs/az_isflak/final.safetensors")
+    ap.add_argument("--new", default=None, help="loop: the run's network")
+    ap.add_argument("--start", default=None, help="loop: the network it started from")
+    ap.add_argument("--iterations", type=int, default=128, help="loop: simulations a move")
     ap.add_argument("--games", nargs="*", default=[m.env_id for m in manifests()],
                     help="env ids or game names (default: all)")
-    ap.add_argument("--deals", type=int, default=200, help="deals per cell (2 games each)")
+    ap.add_argument("--deals", type=int, default=200,
+                    help="deals per cell (one game per seat rotation each)")
     ap.add_argument("--deals-for", nargs="*", default=[], metavar="GAME=DEALS",
                     help="other deals for some games, e.g. op_glad_ijs=10")
     ap.add_argument("--ms", type=int, nargs="*", default=list(CURVE_MS),
@@ -149,16 +185,21 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--deals-for: GAME=DEALS, got {item!r}")
         deals_for[resolve_env_id(game)] = int(num)
 
+    loop = None
+    if args.part == "loop":
+        if not args.new or not args.start:
+            ap.error("--part loop needs --new and --start (policy .safetensors files)")
+        loop = (args.new, args.start, args.iterations)
     rows = []
     head = (f"{'game':<16}{'agent':<14}{'opponent':<14}{'games':>6}{'win':>7}{'95% CI':>16}"
             f"{'ms/move':>9}{'opp ms':>8}{'wall s':>8}")
     print(head)
     for env_id, first, other in cells(args.part, [resolve_env_id(g) for g in args.games],
-                                      tuple(args.ms)):
+                                      tuple(args.ms), args.az, loop):
         if args.agents and first.split(":")[0] not in args.agents:
             continue
         r = play(env_id, first, other, deals_for.get(env_id, args.deals), args.seed, workers,
-                 args.out, args.fresh)
+                 args.out, args.fresh, args.players)
         rows.append(r)
         lo, hi = r["ci95"]
         print(f"{env_id:<16}{first:<14}{other:<14}{r['games']:>6}{r['win_rate']:>7.3f}"

@@ -90,7 +90,9 @@ class GameManifest:
     it customizes the generic MCTS); ``search_options`` the game options search tests use;
     ``test_cases`` option sets the shared test kit runs (the first is the default game);
     ``playthroughs`` the golden playthroughs; ``az`` defaults of the ``az`` agent measured
-    for this game (e.g. ``{"prior_temp": 3.0}``)."""
+    for this game (``prior_temp`` for PPO networks, ``mix``: the share of a rollout in a
+    leaf's value) and, under ``"train"``, of its self-play training
+    (:data:`card_envs.rl.az.AZ_DEFAULTS` keys)."""
 
     env_id: str
     name: str

@@ -142,7 +142,8 @@ def test_parameters_are_checked_before_anything_is_built() -> None:
                        ("az:virtual_loss=1.01", "virtual_loss"), ("az:considered=0", "considered"),
                        ("az:prior_temp=0", "prior_temp"), ("az:c_visit=-1", "c_visit"),
                        ("az:c_scale=1e7", "c_scale"), ("az:anchor=-1", "anchor"),
-                       ("az:mode=alphago", "mode")):
+                       ("az:mode=alphago", "mode"), ("az:mix=1.5", "mix"),
+                       ("az:horizon=-2", "horizon")):
         with pytest.raises(OptionError, match=name):
             make_agent(spec, "slide_v0")
     for kw in ({"c_puct": math.nan}, {"ms": math.inf}, {"temperature": -math.inf},

@@ -181,3 +181,23 @@ def test_a_full_tree_stops_growing_and_the_search_goes_on() -> None:
     while ch >= 0:
         assert t[ch, EXP] in (0, 1)
         ch = int(t[ch, SIB])
+
+
+@pytest.mark.parametrize("env_id", ["isflak_v0", "op_glad_ijs_v0"])
+def test_rollouts_mixed_into_leaf_values(env_id: str) -> None:
+    """With ``mix`` every leaf is also played on by the game's rollout policy (to the end, or
+    ``horizon`` moves): its shares are win shares summing to 1, the search is still
+    deterministic, and the rollouts change the values."""
+    states = _positions(env_id, 2, 2)
+    opts = GAMES[env_id]
+    runs = []
+    for mix in (0.5, 0.5, 0.0):
+        bs = BatchSearch(env_id, num_games=2, leaves=4, **opts)
+        r = bs.run(states, HashEvaluator(2), 40, np.array([4, 5], np.uint64), mix=mix,
+                   horizon=24 if env_id == "op_glad_ijs_v0" else -1)
+        runs.append((r.visits.copy(), r.value.copy()))
+        if mix:
+            roll = bs.leaf_roll[:8]
+            assert np.allclose(roll.sum(1), 1.0) and ((roll >= 0) & (roll <= 1)).all()
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+    assert not np.allclose(runs[0][1], runs[2][1])

@@ -50,12 +50,12 @@ class SelfPlay:
     """Self-play of ``slots`` games (module docstring) of ``env_id`` with game ``options``;
     slot ``j`` of the run is global slot ``first + j`` (its seeds). ``search`` settings:
     ``sims``, ``considered``, ``determinizations``, ``max_nodes``, ``c_visit``, ``c_scale``,
-    ``rescale``, ``prior_temp``."""
+    ``rescale``, ``mix``, ``horizon``, ``prior_temp``."""
 
     def __init__(self, env_id: str, options: dict[str, Any], slots: int, first: int, seed: int,
                  sims: int, considered: int, determinizations: int, max_nodes: int,
                  c_visit: float, c_scale: float, prior_temp: float, rescale: bool = False,
-                 threads: int = 1) -> None:
+                 mix: float = 0.0, horizon: int = -1, threads: int = 1) -> None:
         from card_envs.agents.az_search import BatchSearch
         from card_envs.core.registry import env_class
         from card_envs.core.vector import VectorEnv
@@ -65,7 +65,7 @@ class SelfPlay:
         self.options = dict(options)
         self.slots, self.first, self.seed = int(slots), int(first), int(seed)
         self.sims, self.c_visit, self.c_scale = int(sims), float(c_visit), float(c_scale)
-        self.rescale = bool(rescale)
+        self.rescale, self.mix, self.horizon = bool(rescale), float(mix), int(horizon)
         self.prior_temp = float(prior_temp)
         self.vec = VectorEnv(g, self.slots, seed=0)
         self.vec.fix_threads(threads)
@@ -101,7 +101,8 @@ class SelfPlay:
             if active.any():
                 res = self.search.run(vec.states, evaluator, self.sims, seeds, active,
                                       noise=True, c_visit=self.c_visit, c_scale=self.c_scale,
-                                      rescale=self.rescale, prior_temp=self.prior_temp)
+                                      rescale=self.rescale, mix=self.mix,
+                                      horizon=self.horizon, prior_temp=self.prior_temp)
                 act_idx = np.flatnonzero(active)
                 actions[act_idx] = res.action[act_idx]
                 for j in act_idx:

@@ -31,6 +31,8 @@ RANGES: dict[str, tuple[str, float, float]] = {
     "c_visit": ("float", 0.0, 1e6),
     "c_scale": ("float", 0.0, 1e6),
     "rescale": ("bool", 0, 1),
+    "mix": ("float", 0.0, 1.0),
+    "horizon": ("int", -1, 1 << 20),
     "prior_temp": ("float", 0.01, 100.0),
     "max_nodes": ("int", 64, 1 << 22),
     "eval_games": ("int", 0, 1 << 16),
@@ -72,6 +74,8 @@ class AZSettings:
     c_visit: float = 50.0
     c_scale: float = 0.1
     rescale: bool = False
+    mix: float = 0.0
+    horizon: int = -1
     prior_temp: float = 1.0
     max_nodes: int = 0
     eval_games: int = 200

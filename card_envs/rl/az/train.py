@@ -376,7 +376,8 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
              command: str | None = None, **options: Any) -> AZResult:
     """Self-play training (module docstring) until ``rounds`` rounds are done or ``minutes``
     of self-play and updates have passed (whichever comes first; a round is never cut),
-    writing the run to ``out_dir``. ``options`` are game options (the game's training
+    writing the run to ``out_dir``. ``settings`` override :data:`AZ_DEFAULTS` and the game's
+    own (its manifest's ``az["train"]``); ``options`` are game options (the game's training
     options from its manifest by default, e.g. Op Glad IJs' ``max_turned``)."""
     import torch
 
@@ -395,7 +396,8 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
     options = {**manifest(env_id).train.options, **options}
     options.pop("num_players", None)
     cls(num_players=n, **options)  # validates the options
-    cfg = AZSettings.from_dict(settings)
+    tuned = dict(manifest(env_id).az.get("train", {}))  # this game's measured defaults
+    cfg = AZSettings.from_dict({**tuned, **(settings or {})})
     _check_run_args(rounds, minutes)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
         raise OptionError(f"seed must be an integer in [0, 2**32), got {seed!r}")
@@ -442,7 +444,7 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
     selfplay_init = {"seed": seed, "sims": cfg.sims, "considered": cfg.considered,
                      "determinizations": cfg.determinizations, "max_nodes": cfg.nodes,
                      "c_visit": cfg.c_visit, "c_scale": cfg.c_scale, "rescale": cfg.rescale,
-                     "prior_temp": cfg.prior_temp}
+                     "mix": cfg.mix, "horizon": cfg.horizon, "prior_temp": cfg.prior_temp}
     init_msg = {"env_id": env_id, "num_players": n, "options": options,
                 "config": policy.config(), "selfplay": selfplay_init,
                 "start": {"config": start.config(), "weights": _weights(start),
@@ -451,7 +453,8 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
                           if start_eval.shaping else None}}
     search_kw = {"determinizations": cfg.determinizations, "considered": cfg.considered,
                  "max_nodes": cfg.nodes, "c_visit": cfg.c_visit, "c_scale": cfg.c_scale,
-                 "rescale": cfg.rescale, "prior_temp": cfg.prior_temp}
+                 "rescale": cfg.rescale, "mix": cfg.mix, "horizon": cfg.horizon,
+                 "prior_temp": cfg.prior_temp}
     tqdm = tqdm_class()
     bar = None
     try:
