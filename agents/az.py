@@ -110,7 +110,7 @@ class AZAgent(Agent):
     ``considered``       int, 1..4096         Gumbel: actions considered at the root (16)
     ``c_visit``          number, 0..10**6     Gumbel: sigma's visit offset (50)
     ``c_scale``          number, 0..10**6     Gumbel: sigma's scale (0.1)
-    ``rescale``          bool                 Gumbel: Q rescaled over siblings (False)
+    ``rescale``          bool                 Gumbel: Q rescaled over siblings (True)
     ``c_puct``           number, 0..100       PUCT: exploration constant (0.5)
     ``virtual_loss``     number, 0..1         PUCT: a pending visit's share of a loss (0.5)
     ``determinizations`` int, 1..4096         states drawn per move (32)
@@ -142,7 +142,7 @@ class AZAgent(Agent):
         "c_visit": Param("float", 0, 1e6, "Gumbel: sigma's visit offset (50)",
                          optional=False),
         "c_scale": Param("float", 0, 1e6, "Gumbel: sigma's scale (0.1)", optional=False),
-        "rescale": Param("bool", doc="Gumbel: rescale Q over the children (mctx; False)",
+        "rescale": Param("bool", doc="Gumbel: rescale Q over the children (mctx; True)",
                          optional=False),
         "c_puct": Param("float", 0, 100, "PUCT exploration constant (default 0.5)",
                         optional=False),
@@ -171,7 +171,7 @@ class AZAgent(Agent):
 
     def __init__(self, env_id: str, seed: int | None = None, iterations: int | None = None,
                  ms: float | None = None, mode: str = "gumbel", considered: int = 16,
-                 c_visit: float = 50.0, c_scale: float = 0.1, rescale: bool = False,
+                 c_visit: float = 50.0, c_scale: float = 0.1, rescale: bool = True,
                  c_puct: float = 0.5,
                  virtual_loss: float = 0.5, determinizations: int = 32, batch: int = 32,
                  temperature: float = 0.0, path: str | None = None, value_scale: float = 0.5,

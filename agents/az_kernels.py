@@ -26,9 +26,9 @@ the root picks a child by
 
 where ``completed Q`` is a child's mean value for the seat to act, or for unvisited children
 the network's value of the node mixed with the visited children's (``mctx``'s
-``qtransform_completed_by_mix_value``; our values are win shares in [0, 1], so by default not
-rescaled over the node's children as ``mctx`` does, which would blow a difference of noise up
-to the full range), scaled by ``sigma = (c_visit + max N) * c_scale``. Only children legal in
+``qtransform_completed_by_mix_value``), with ``rescale`` min-max rescaled over the node's
+children as ``mctx`` does (else the win shares themselves), scaled by ``sigma = (c_visit +
+max N) * c_scale``. Only children legal in
 the descent's determinization compete; a legal action never seen at the node gets a child with
 the uniform prior. A descent ends at a finished game (its win shares are backed up at once), at
 a node not evaluated (a *leaf*: the observation and mask of the seat to act there are written

@@ -295,7 +295,7 @@ class BatchSearch:
     def run(self, states: np.ndarray, evaluator: Callable[..., Any], simulations: int,
             seeds: np.ndarray, active: np.ndarray | None = None, mode: str = "gumbel",
             noise: bool = False, c_visit: float = 50.0, c_scale: float = 0.1,
-            rescale: bool = False, mix: float = 0.0, horizon: int = -1,
+            rescale: bool = True, mix: float = 0.0, horizon: int = -1,
             c_puct: float = 0.5, virtual_loss: float = 0.5, prior_temp: float = 1.0,
             deadline: float | None = None, stop: int = 0) -> SearchResult:
         """Search every active game's position (``states[i]``, a full state: the searcher is

@@ -12,8 +12,8 @@ network on the search's improved policies and the games' results (a replay windo
 starting one, the network alone against the heuristic and the value head's correlation with
 the results (card_envs.rl.az). The run folder (--out, default runs/az_<game>[_<n>p]) gets
 checkpoints/, history.json, learning_curve.png, final.safetensors and what --resume needs.
-The network starts from the game's PPO baseline (2 seats; --init scratch for a fresh one, or
-a policy .safetensors). Settings (-s sims=64 ...) are card_envs.rl.az.AZ_DEFAULTS. Guide:
+The network starts from scratch (--init ppo: the game's PPO baseline, 2 seats; or a policy
+.safetensors). Settings (-s sims=64 ...) are card_envs.rl.az.AZ_DEFAULTS. Guide:
 docs/search.md.
 """
 
@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=None,
                     help="stop after this much self-play and training (evaluations excluded)")
     ap.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
-    ap.add_argument("--init", default="ppo", help="'ppo' (the PPO baseline, 2 seats), "
-                    "'scratch' or a policy .safetensors (default ppo)")
+    ap.add_argument("--init", default="scratch", help="'scratch' (a fresh network, the "
+                    "default), 'ppo' (the PPO baseline, 2 seats) or a policy .safetensors")
     ap.add_argument("--out", default=None, help="run folder (default runs/az_<game>)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--setting", "-s", type=_option, action="append", default=[],

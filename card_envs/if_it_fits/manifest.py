@@ -23,5 +23,6 @@ MANIFEST = GameManifest(
     # lead in points now (a game fact, potential-based so the objective is unchanged)
     train=TrainSpec(settings={"shaping": 1.0},
                     potential="card_envs.if_it_fits.features:potential"),
-    az={"prior_temp": 1.0},  # softer priors: measured against mcts:ms=200
+    # az: no rollouts (with mix=0.5: 0.41 against az without, ms=100, 40 games)
+    az={"prior_temp": 1.0},
 )

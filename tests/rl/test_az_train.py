@@ -28,6 +28,7 @@ TIMING = {"selfplay_seconds", "train_seconds", "eval_seconds", "decisions_per_se
 
 
 def _run(out: Path, rounds: int, game: str = "slide_v0", **kw) -> object:
+    kw.setdefault("init", "ppo")  # the PPO start: its value-head conversion is covered too
     return train_az(game, rounds=rounds, out_dir=out, settings={**SMALL, **kw.pop("s", {})},
                     progress=False, **kw)
 
@@ -77,7 +78,7 @@ def test_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     straight = _run(tmp_path / "a", 3)
     _run(tmp_path / "b", 2)
     resumed = train_az("slide_v0", rounds=3, out_dir=tmp_path / "b", settings=SMALL,
-                       resume=True, progress=False)
+                       resume=True, progress=False, init="ppo")
     _same_rows(straight.history, resumed.history)
     wa = load_policy(straight.final_path).net.state_dict()
     wb = load_policy(resumed.final_path).net.state_dict()
@@ -140,7 +141,7 @@ def test_run_arguments_are_checked(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="games"):
         train_az("slide_v0", rounds=1, out_dir=out, settings={"games": 1, "workers": 2})
     with pytest.raises(ValueError, match="no pretrained ppo baseline"):
-        train_az("slide_v0", rounds=1, out_dir=out, num_players=3, settings=SMALL)
+        train_az("slide_v0", rounds=1, out_dir=out, num_players=3, init="ppo", settings=SMALL)
     with pytest.raises(FileNotFoundError, match="init"):
         train_az("slide_v0", rounds=1, out_dir=out, init=str(tmp_path / "none"),
                  settings=SMALL)

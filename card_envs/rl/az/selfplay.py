@@ -54,7 +54,7 @@ class SelfPlay:
 
     def __init__(self, env_id: str, options: dict[str, Any], slots: int, first: int, seed: int,
                  sims: int, considered: int, determinizations: int, max_nodes: int,
-                 c_visit: float, c_scale: float, prior_temp: float, rescale: bool = False,
+                 c_visit: float, c_scale: float, prior_temp: float, rescale: bool = True,
                  mix: float = 0.0, horizon: int = -1, threads: int = 1) -> None:
         from card_envs.agents.az_search import BatchSearch
         from card_envs.core.registry import env_class

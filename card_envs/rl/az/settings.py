@@ -58,7 +58,7 @@ class AZSettings:
 
     games: int = 512
     workers: int = 2
-    sims: int = 32
+    sims: int = 64
     considered: int = 16
     determinizations: int = 4
     steps: int = 48
@@ -73,7 +73,7 @@ class AZSettings:
     max_grad_norm: float = 1.0
     c_visit: float = 50.0
     c_scale: float = 0.1
-    rescale: bool = False
+    rescale: bool = True
     mix: float = 0.0
     horizon: int = -1
     prior_temp: float = 1.0
@@ -81,7 +81,7 @@ class AZSettings:
     eval_games: int = 200
     eval_sims: int = 0
     heuristic_games: int = 200
-    eval_every: int = 1
+    eval_every: int = 3
     torch_threads: int = 1
 
     def check(self) -> AZSettings:

@@ -25,10 +25,10 @@ Each **round**:
    alone against the heuristic (``heuristic_games``); the correlation of the value head's own
    share (before the update) with the results of the round's games.
 
-**Networks.** ``init="ppo"`` starts from the game's shipped PPO network (2 seats), whose
-scalar value head becomes a head of one output per seat (the PPO value as the first logit, so
-the first round searches as the baseline's values said); ``"scratch"`` from a fresh network;
-or a path to a policy ``.safetensors``. The start network is saved in the run folder as
+**Networks.** ``init="scratch"`` (the default) starts from a fresh network, for any number of
+seats; ``"ppo"`` from the game's shipped PPO network (2 seats), whose scalar value head becomes
+a head of one output per seat (the PPO value as the first logit, so the first round searches as
+the baseline's values said); or a path to a policy ``.safetensors``. The start network is saved in the run folder as
 ``start.safetensors``; evaluations play against it.
 
 **The run folder**: ``checkpoints/round_NNNN.safetensors`` (each round's network, a policy file
@@ -370,7 +370,7 @@ def _refuse_resume(saved: dict[str, Any], want: dict[str, Any], out: Path) -> No
 
 
 def train_az(env_id: str, minutes: float | None = None, rounds: int | None = None,
-             out_dir: str | Path = "runs/az", init: str | Path = "ppo",
+             out_dir: str | Path = "runs/az", init: str | Path = "scratch",
              settings: dict[str, Any] | None = None, seed: int = 0, num_players: int = 2,
              resume: bool = False, overwrite: bool = False, progress: bool = True,
              command: str | None = None, **options: Any) -> AZResult:
