@@ -28,8 +28,8 @@ Each **round**:
 **Networks.** ``init="scratch"`` (the default) starts from a fresh network, for any number of
 seats; ``"ppo"`` from the game's shipped PPO network (2 seats), whose scalar value head becomes
 a head of one output per seat (the PPO value as the first logit, so the first round searches as
-the baseline's values said); or a path to a policy ``.safetensors``. The start network is saved in the run folder as
-``start.safetensors``; evaluations play against it.
+the baseline's values said); or a path to a policy ``.safetensors``. The start network is
+saved in the run folder as ``start.safetensors``; evaluations play against it.
 
 **The run folder**: ``checkpoints/round_NNNN.safetensors`` (each round's network, a policy file
 for ``az:path=...`` and ``ppo:path=...``), ``final.safetensors``, ``history.json`` (a row per
