@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -21,37 +20,12 @@ import pytest
 from card_envs import Engine
 from card_envs.flipology import layout as FL
 from card_envs.testing import Case
+from determinize_kit import positions_by_phase
 from test_kit import CASES, IDS
 
 PER_PHASE = 6  # positions kept per phase and case
 GAMES = 40  # random games played per case to find them
 DRAWS = 2  # resamples per position and seat
-
-
-def positions_by_phase(eng: Engine, seed: int, games: int,
-                       per_phase: int) -> dict[str, list[np.ndarray]]:
-    """Up to ``per_phase`` running positions of every phase met in ``games`` random games
-    (up to 5x as many while a phase is still missing), taken at random moments
-    (reservoir-sampled per phase)."""
-    rnd = random.Random(seed)
-    kept: dict[str, list[np.ndarray]] = defaultdict(list)
-    seen: dict[str, int] = defaultdict(int)
-    want = set(eng.game.phases) - {"end"}
-    for played in range(5 * games):
-        if played >= games and want <= set(kept):
-            break
-        st = eng.new_state(rnd.randrange(2**31))
-        while not eng.is_terminal(st):
-            ph = eng.game.phase_name(st)
-            seen[ph] += 1
-            if len(kept[ph]) < per_phase:
-                kept[ph].append(st.copy())
-            else:
-                j = rnd.randrange(seen[ph])
-                if j < per_phase:
-                    kept[ph][j] = st.copy()
-            eng.step(st, rnd.choice(eng.legal_actions(st)))
-    return kept
 
 
 def assert_resample_keeps_view(eng: Engine, st: np.ndarray, rng: np.random.Generator,
