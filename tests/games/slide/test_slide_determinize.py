@@ -13,8 +13,6 @@ each value over all hidden places).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -24,7 +22,16 @@ from card_envs import Engine
 from card_envs.core import kernels as K
 from card_envs.slide import layout as L
 from card_envs.slide.statedict import determinize, resample
-from slide_ref import ENV_ID, hyp, ref_resample
+from determinize_kit import (
+    DRAWS,
+    DeterminizeKit,
+    assert_same_law,
+    game_moments,
+    game_states,
+    hyp,
+    two_sample_z,
+)
+from slide_ref import ENV_ID, ref_resample
 
 #: options covering every seat count, both start rules and both reward modes (the manifest's
 #: test cases among them)
@@ -40,47 +47,17 @@ OPT_IDS = [f"{o['num_players']}p-{o.get('start_player', 0)}-{o.get('reward_mode'
            for o in OPTIONS]
 
 
-@functools.cache
-def _engine(key: tuple) -> Engine:
-    return Engine(ENV_ID, **dict(key))
-
-
-def engine(opts: dict) -> Engine:
-    return _engine(tuple(sorted(opts.items())))
-
-
-def det(eng: Engine, state: np.ndarray, observer: int, seed: int) -> np.ndarray:
-    """The kernel's determinization of ``state`` for ``observer`` with the rng value ``seed``."""
-    out = np.empty_like(state)
-    determinize(state, eng.game.cfg, observer, out, np.array([seed], np.uint64))
-    return out
-
-
-def game_states(eng: Engine, seed: int) -> list[np.ndarray]:
-    """Every state of one random game, the deal to the end (index = steps played)."""
-    rnd = np.random.default_rng(seed)
-    s = eng.new_state(seed)
-    out = [s.copy()]
-    while not eng.is_terminal(s):
-        eng.step(s, int(rnd.choice(eng.legal_actions(s))))
-        out.append(s.copy())
-    return out
-
-
 def positions(eng: Engine, seed: int, games: int = 2, per_game: int = 10) -> list[np.ndarray]:
     """Random moments of ``games`` random games, plus in each: the deal, the last reveal of
     rounds 0, 14 and 15 (every other seat's choice pending), the first pick of the last round,
     the last pick and the end."""
     n = eng.num_players
-    rnd = np.random.default_rng(seed)
-    out: list[np.ndarray] = []
-    for _ in range(games):
-        traj = game_states(eng, int(rnd.integers(2**31)))
-        rare = [0, n - 1, 14 * 2 * n + n - 1, 15 * 2 * n + n - 1, 15 * 2 * n + n,
+
+    def rare(traj: list[np.ndarray], rnd: np.random.Generator) -> list[int]:
+        return [0, n - 1, 14 * 2 * n + n - 1, 15 * 2 * n + n - 1, 15 * 2 * n + n,
                 len(traj) - 2, len(traj) - 1]
-        out += [traj[i] for i in rare]
-        out += [traj[i] for i in sorted(rnd.choice(len(traj), per_game, replace=False))]
-    return out
+
+    return game_moments(game_states, eng, seed, games, per_game, rare)
 
 
 def hidden_split(eng: Engine, state: np.ndarray, observer: int
@@ -95,23 +72,13 @@ def hidden_split(eng: Engine, state: np.ndarray, observer: int
 
 
 def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
-    """State indices ``observer`` cannot see: face-down values, other seats' pending reveals
-    and the RNG words."""
-    return np.concatenate([[K.RNG_LO, K.RNG_HI], *hidden_split(eng, state, observer)])
+    """State indices ``observer`` cannot see but the RNG words: face-down values and other
+    seats' pending reveals."""
+    return np.concatenate(hidden_split(eng, state, observer))
 
 
-def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer: int) -> None:
-    """``out`` is consistent and ``observer`` sees it exactly as ``state``; only what it cannot
-    see differs."""
-    g = eng.game
-    g.check_state(out)
-    assert np.array_equal(eng.observe(out, observer), eng.observe(state, observer))
-    if eng.current_player(state) == observer:
-        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state))
-    assert g.state_dict(out, observer=observer) == g.state_dict(state, observer=observer)
-    public = np.ones(state.size, bool)
-    public[hidden_places(eng, state, observer)] = False
-    assert np.array_equal(out[public], state[public])
+KIT = DeterminizeKit(ENV_ID, determinize, ref_resample, hidden_places)
+engine, det = KIT.engine, KIT.det
 
 
 # =============================================================================================
@@ -121,51 +88,25 @@ def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer:
 def test_determinize_keeps_view_and_ignores_hidden(opts: dict) -> None:
     eng = engine(opts)
     n = eng.num_players
-    gen = np.random.default_rng(n)
-    changed = 0
-    for state in positions(eng, seed=11 * n + len(opts)):
-        before = state.copy()
-        for obs in range(n):
-            for seed in gen.integers(0, 2**64, size=2, dtype=np.uint64):
-                out = det(eng, state, obs, int(seed))
-                assert_keeps_view(eng, state, out, obs)
-                assert np.array_equal(det(eng, state, obs, int(seed)), out), "a function of rng"
-                # another arrangement of what ``obs`` cannot see, with another state RNG
-                other = ref_resample(eng.game, state, obs, gen)
-                K.rng_seed(other, gen.integers(0, 2**64, dtype=np.uint64))
-                changed += not np.array_equal(other, state)
-                assert np.array_equal(det(eng, other, obs, int(seed)), out), \
-                    f"seat {obs}'s determinization read hidden information"
-        assert np.array_equal(state, before), "the input state is not written"
-    assert changed > 0
+    KIT.check_keeps_view_and_ignores_hidden(eng, positions(eng, seed=11 * n + len(opts)),
+                                            np.random.default_rng(n))
 
 
 @pytest.mark.parametrize("opts", OPTIONS[:3], ids=OPT_IDS[:3])
 def test_resample_is_the_kernel_seeded_from_the_generator(opts: dict) -> None:
     eng = engine(opts)
-    for state in positions(eng, seed=3, games=1, per_game=4):
-        for obs in range(eng.num_players):
-            out = resample(eng.game, state, obs, np.random.default_rng(obs))
-            seed = np.random.default_rng(obs).integers(0, 2**64, size=1, dtype=np.uint64)[0]
-            assert np.array_equal(out, det(eng, state, obs, int(seed)))
-            assert_keeps_view(eng, state, eng.resample(state, obs, obs), obs)
+    KIT.check_resample_is_the_kernel(eng, resample, positions(eng, seed=3, games=1, per_game=4))
 
 
 def test_rng_words_come_from_rng() -> None:
     """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
     eng = engine({"num_players": 3})
-    state = eng.new_state(4)
-    for seed in (0, 1, 2**63 + 5):
-        r = np.array([seed], np.uint64)
-        expect = np.zeros(2, np.int32)
-        K.rng_seed(expect, K.draw(r))
-        assert det(eng, state, 1, seed)[K.RNG_LO:K.RNG_HI + 1].tolist() == expect.tolist()
+    KIT.check_rng_words(eng, eng.new_state(4))
 
 
 # =============================================================================================
 # 3. Distribution against the reference
 # =============================================================================================
-DRAWS = 3000
 Z = 5.0  # bound on a cell's z-score: false failures ~1e-6 per cell, and the seeds are fixed
 
 
@@ -219,38 +160,19 @@ def _exact(eng: Engine, state: np.ndarray, observer: int) -> dict[str, np.ndarra
     return {"place": place, "pending": np.array(pend).reshape(-1, L.SLOTS)}
 
 
-def _max_z(p: np.ndarray, q: np.ndarray, var: np.ndarray) -> float:
-    """Largest |p - q| in units of its standard deviation (floored at one draw's worth)."""
-    sd = np.sqrt(np.maximum(var, 0.25 / DRAWS**2))
-    return float((np.abs(p - q) / sd).max()) if p.size else 0.0
-
-
-def _two_sample_z(a: np.ndarray, b: np.ndarray) -> float:
-    """:func:`_max_z` of two samples' frequencies (``DRAWS`` each), pooled variance."""
-    p = (a + b) / 2
-    return _max_z(a, b, 2 * p * (1 - p) / DRAWS)
-
-
 @pytest.mark.parametrize("case", DIST_CASES, ids=[f"{c[0]['num_players']}p" for c in DIST_CASES])
 def test_distribution_matches_reference(case: tuple) -> None:
     opts, seed, step, observer = case
     eng = engine(opts)
     state = _pos(opts, seed, step)
-    seeds = np.random.default_rng(seed).integers(0, 2**64, size=DRAWS, dtype=np.uint64)
-    mine = np.stack([det(eng, state, observer, int(s)) for s in seeds])
-    gen = np.random.default_rng(seed + 100)
-    ref = np.stack([ref_resample(eng.game, state, observer, gen) for _ in range(DRAWS)])
+    mine = KIT.kernel_sample(eng, state, observer, seed)
+    ref = KIT.reference_sample(eng, state, observer, np.random.default_rng(seed + 100))
     a, b = _stats(eng, state, mine, observer), _stats(eng, state, ref, observer)
     assert a["place"].shape[0] > 0
     if state[K.PHASE] == L.P_REVEAL:
         assert a["pending"].shape[0] > 0, "the reveal cases have pending choices"
-    for key in a:
-        z = _two_sample_z(a[key], b[key])
-        assert z < Z, f"{key}: kernel and reference differ by {z:.1f} sd"
-    for key, e in _exact(eng, state, observer).items():  # each sample against the exact law
-        for name, s in (("kernel", a), ("reference", b)):
-            z = _max_z(s[key], e, e * (1 - e) / DRAWS)
-            assert z < Z, f"{key}: {name} off the exact marginal by {z:.1f} sd"
+    # kernel against reference, each sample against the exact marginals
+    assert_same_law(a, b, _exact(eng, state, observer), lambda cells: Z)
 
 
 def test_distribution_test_detects_drawing_with_replacement() -> None:
@@ -264,10 +186,10 @@ def test_distribution_test_detects_drawing_with_replacement() -> None:
     wrong = np.repeat(state[None], DRAWS, 0)
     wrong[:, down] = gen.choice(np.arange(1, L.NUM_VALUES + 1), size=(DRAWS, down.size),
                                 p=_value_law(eng, state, observer))
-    ref = np.stack([ref_resample(eng.game, state, observer, gen) for _ in range(DRAWS)])
+    ref = KIT.reference_sample(eng, state, observer, gen)
     a, b = _stats(eng, state, wrong, observer), _stats(eng, state, ref, observer)
-    assert _two_sample_z(a["place"], b["place"]) < Z, "same marginals"
-    assert _two_sample_z(a["count"], b["count"]) > Z
+    assert two_sample_z(a["place"], b["place"]) < Z, "same marginals"
+    assert two_sample_z(a["count"], b["count"]) > Z
 
 
 # =============================================================================================
@@ -278,11 +200,4 @@ def test_distribution_test_detects_drawing_with_replacement() -> None:
        observer=st.integers(0, 5), rng_value=st.integers(0, 2**64 - 1))
 def test_determinize_random_positions(seed, opts, frac, observer, rng_value):
     eng = engine(opts)
-    traj = game_states(eng, seed)
-    state = traj[int(frac * (len(traj) - 1))]
-    observer %= eng.num_players
-    out = det(eng, state, observer, rng_value)
-    assert_keeps_view(eng, state, out, observer)
-    other = ref_resample(eng.game, state, observer, np.random.default_rng(seed))
-    K.rng_seed(other, np.uint64(seed))
-    assert np.array_equal(det(eng, other, observer, rng_value), out)
+    KIT.check_random_moment(eng, game_states(eng, seed), frac, observer, rng_value, seed)
