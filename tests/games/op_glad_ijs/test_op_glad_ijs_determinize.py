@@ -17,7 +17,6 @@ part holds, and every draw deals out exactly the unseen cards).
 
 from __future__ import annotations
 
-import functools
 import math
 from statistics import NormalDist
 
@@ -32,7 +31,17 @@ from card_envs.op_glad_ijs import layout as L
 from card_envs.op_glad_ijs.parts.linked import draw_slots
 from card_envs.op_glad_ijs.queries import best_slaps, pending_hidden
 from card_envs.op_glad_ijs.statedict import determinize, resample
-from op_glad_ijs_ref import ENV_ID, hyp, ref_resample
+from determinize_kit import (
+    DRAWS,
+    DeterminizeKit,
+    assert_same_law,
+    exact_z,
+    game_moments,
+    hyp,
+    two_sample_z,
+)
+from determinize_kit import game_states as play
+from op_glad_ijs_ref import ENV_ID, ref_resample
 
 #: every seat count and the variants, cut short (random-ish play runs long)
 OPTIONS = (
@@ -45,22 +54,6 @@ OPTIONS = (
 )
 OPT_IDS = ["2p", "3p-two_animals", "4p-two_habitats", "5p-advanced", "6p-advanced",
            "6p-two_both"]
-
-
-@functools.cache
-def _engine(key: tuple) -> Engine:
-    return Engine(ENV_ID, **dict(key))
-
-
-def engine(opts: dict) -> Engine:
-    return _engine(tuple(sorted(opts.items())))
-
-
-def det(eng: Engine, state: np.ndarray, observer: int, seed: int) -> np.ndarray:
-    """The kernel's determinization of ``state`` for ``observer`` with the rng value ``seed``."""
-    out = np.empty_like(state)
-    determinize(state, eng.game.cfg, observer, out, np.array([seed], np.uint64))
-    return out
 
 
 def slapper(eng: Engine, state: np.ndarray, rnd: np.random.Generator, noise: float) -> int:
@@ -78,28 +71,20 @@ def game_states(eng: Engine, seed: int) -> list[np.ndarray]:
     """Every state of one game of :func:`slapper` (noise 0.1-0.4), the deal to the end."""
     rnd = np.random.default_rng(seed)
     noise = 0.1 + 0.3 * rnd.random()
-    s = eng.new_state(seed)
-    out = [s.copy()]
-    while not eng.is_terminal(s):
-        eng.step(s, slapper(eng, s, rnd, noise))
-        out.append(s.copy())
-    return out
+    return play(eng, seed, rnd, lambda eng, s, rnd: slapper(eng, s, rnd, noise))
 
 
 def positions(eng: Engine, seed: int, games: int = 2, per_game: int = 8) -> list[np.ndarray]:
     """Random moments of ``games`` games, plus in each: the deal, a window's last choice (every
     other seat's pending), the most public bottom cards, the last running state and the end."""
     n = eng.num_players
-    rnd = np.random.default_rng(seed)
-    out: list[np.ndarray] = []
-    for _ in range(games):
-        traj = game_states(eng, int(rnd.integers(2**31)))
+
+    def rare(traj: list[np.ndarray], rnd: np.random.Generator) -> list[int]:
         last_choice = [i for i, s in enumerate(traj) if s[K.CUR] == n - 1]
         known = max(range(len(traj) - 1), key=lambda i: traj[i][L.KNOWN:L.KNOWN + n].sum())
-        rare = [0, int(rnd.choice(last_choice)), known, len(traj) - 2, len(traj) - 1]
-        out += [traj[i] for i in rare]
-        out += [traj[i] for i in sorted(rnd.choice(len(traj), per_game, replace=False))]
-    return out
+        return [0, int(rnd.choice(last_choice)), known, len(traj) - 2, len(traj) - 1]
+
+    return game_moments(game_states, eng, seed, games, per_game, rare)
 
 
 def unknown_slots(eng: Engine, state: np.ndarray) -> list[list[int]]:
@@ -117,23 +102,13 @@ def hidden_split(eng: Engine, state: np.ndarray, observer: int
 
 
 def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
-    """State indices ``observer`` cannot see: unknown draw cards, other seats' pending
-    choices and the RNG words."""
-    return np.concatenate([[K.RNG_LO, K.RNG_HI], *hidden_split(eng, state, observer)])
+    """State indices ``observer`` cannot see but the RNG words: unknown draw cards and other
+    seats' pending choices."""
+    return np.concatenate(hidden_split(eng, state, observer))
 
 
-def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer: int) -> None:
-    """``out`` is consistent and ``observer`` sees it exactly as ``state``; only what it cannot
-    see differs."""
-    g = eng.game
-    g.check_state(out)
-    assert np.array_equal(eng.observe(out, observer), eng.observe(state, observer))
-    if eng.current_player(state) == observer:
-        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state))
-    assert g.state_dict(out, observer=observer) == g.state_dict(state, observer=observer)
-    public = np.ones(state.size, bool)
-    public[hidden_places(eng, state, observer)] = False
-    assert np.array_equal(out[public], state[public])
+KIT = DeterminizeKit(ENV_ID, determinize, ref_resample, hidden_places)
+engine, det = KIT.engine, KIT.det
 
 
 # =============================================================================================
@@ -143,53 +118,27 @@ def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer:
 def test_determinize_keeps_view_and_ignores_hidden(opts: dict) -> None:
     eng = engine(opts)
     n = eng.num_players
-    gen = np.random.default_rng(n)
-    changed = pending = 0
-    for state in positions(eng, seed=11 * n + len(opts)):
-        before = state.copy()
-        for obs in range(n):
-            pending += len(pending_hidden(state, obs))
-            for seed in gen.integers(0, 2**64, size=2, dtype=np.uint64):
-                out = det(eng, state, obs, int(seed))
-                assert_keeps_view(eng, state, out, obs)
-                assert np.array_equal(det(eng, state, obs, int(seed)), out), "a function of rng"
-                # another arrangement of what ``obs`` cannot see, with another state RNG
-                other = ref_resample(eng.game, state, obs, gen)
-                K.rng_seed(other, gen.integers(0, 2**64, dtype=np.uint64))
-                changed += not np.array_equal(other, state)
-                assert np.array_equal(det(eng, other, obs, int(seed)), out), \
-                    f"seat {obs}'s determinization read hidden information"
-        assert np.array_equal(state, before), "the input state is not written"
-    assert changed > 0 and pending > 0
+    states = positions(eng, seed=11 * n + len(opts))
+    KIT.check_keeps_view_and_ignores_hidden(eng, states, np.random.default_rng(n))
+    assert sum(len(pending_hidden(s, obs)) for s in states for obs in range(n)) > 0, \
+        "some positions have other seats' choices pending"
 
 
 @pytest.mark.parametrize("opts", OPTIONS[:3], ids=OPT_IDS[:3])
 def test_resample_is_the_kernel_seeded_from_the_generator(opts: dict) -> None:
     eng = engine(opts)
-    assert eng.game.k_determinize is determinize, "the batched search's kernel is this one"
-    for state in positions(eng, seed=3, games=1, per_game=4):
-        for obs in range(eng.num_players):
-            out = resample(eng.game, state, obs, np.random.default_rng(obs))
-            seed = np.random.default_rng(obs).integers(0, 2**64, size=1, dtype=np.uint64)[0]
-            assert np.array_equal(out, det(eng, state, obs, int(seed)))
-            assert_keeps_view(eng, state, eng.resample(state, obs, obs), obs)
+    KIT.check_resample_is_the_kernel(eng, resample, positions(eng, seed=3, games=1, per_game=4))
 
 
 def test_rng_words_come_from_rng() -> None:
     """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
     eng = engine(OPTIONS[1])
-    state = eng.new_state(4)
-    for seed in (0, 1, 2**63 + 5):
-        r = np.array([seed], np.uint64)
-        expect = np.zeros(2, np.int32)
-        K.rng_seed(expect, K.draw(r))
-        assert det(eng, state, 1, seed)[K.RNG_LO:K.RNG_HI + 1].tolist() == expect.tolist()
+    KIT.check_rng_words(eng, eng.new_state(4))
 
 
 # =============================================================================================
 # 3. Distribution against the reference and the exact law
 # =============================================================================================
-DRAWS = 3000
 ALPHA = 1e-4  # chance that a correct sampler fails one statistic of one case (the seeds are fixed)
 
 
@@ -279,32 +228,14 @@ def _exact(eng: Engine, state: np.ndarray, observer: int) -> dict[str, np.ndarra
     }
 
 
-def _max_z(p: np.ndarray, q: np.ndarray, var: np.ndarray) -> float:
-    """Largest |p - q| in units of its standard deviation (floored at one draw's worth)."""
-    sd = np.sqrt(np.maximum(var, 0.25 / DRAWS**2))
-    return float((np.abs(p - q) / sd).max()) if p.size else 0.0
-
-
-def _two_sample_z(a: np.ndarray, b: np.ndarray) -> float:
-    """:func:`_max_z` of two samples' frequencies (``DRAWS`` each), pooled variance."""
-    p = (a + b) / 2
-    return _max_z(a, b, 2 * p * (1 - p) / DRAWS)
-
-
-def _exact_z(s: np.ndarray, e: np.ndarray) -> float:
-    return _max_z(s, e, e * (1 - e) / DRAWS)
-
-
 def _samples(case: tuple) -> tuple[Engine, np.ndarray, int, np.ndarray, np.ndarray]:
     """The case's engine, position, observer, and ``DRAWS`` draws of the kernel and of the
     reference."""
     opts, seed, observer, ok = case
     eng = engine(opts)
     state = find(opts, seed, ok)
-    seeds = np.random.default_rng(seed).integers(0, 2**64, size=DRAWS, dtype=np.uint64)
-    mine = np.stack([det(eng, state, observer, int(s)) for s in seeds])
-    gen = np.random.default_rng(seed + 100)
-    ref = np.stack([ref_resample(eng.game, state, observer, gen) for _ in range(DRAWS)])
+    mine = KIT.kernel_sample(eng, state, observer, seed)
+    ref = KIT.reference_sample(eng, state, observer, np.random.default_rng(seed + 100))
     return eng, state, observer, mine, ref
 
 
@@ -321,13 +252,7 @@ def test_distribution_matches_reference(case: tuple) -> None:
     for name, outs in (("kernel", mine), ("reference", ref)):
         dealt = np.stack([np.bincount(o[cards], minlength=eng.game.T) for o in outs])
         assert (dealt == pool).all(), f"{name}: a draw did not deal the unseen cards"
-    for key, e in _exact(eng, state, observer).items():
-        bound = z_bound(e.size)
-        z = _two_sample_z(a[key], b[key])
-        assert z < bound, f"{key}: kernel and reference differ by {z:.1f} sd (bound {bound:.1f})"
-        for name, s in (("kernel", a), ("reference", b)):
-            z = _exact_z(s[key], e)
-            assert z < bound, f"{key}: {name} off the exact law by {z:.1f} sd (bound {bound:.1f})"
+    assert_same_law(a, b, _exact(eng, state, observer), z_bound)
 
 
 def test_distribution_test_detects_wrong_samplers() -> None:
@@ -350,9 +275,9 @@ def test_distribution_test_detects_wrong_samplers() -> None:
     r = _stats(eng, state, ref, observer)
     w = _stats(eng, state, with_repl, observer)
     o = _stats(eng, state, own, observer)
-    assert _two_sample_z(w["place"], r["place"]) < z_bound(w["place"].size), "same marginals"
-    assert _exact_z(w["count"], exact["count"]) > 3 * z_bound(w["count"].size)
-    assert _exact_z(o["place"], exact["place"]) > 3 * z_bound(o["place"].size)
+    assert two_sample_z(w["place"], r["place"]) < z_bound(w["place"].size), "same marginals"
+    assert exact_z(w["count"], exact["count"]) > 3 * z_bound(w["count"].size)
+    assert exact_z(o["place"], exact["place"]) > 3 * z_bound(o["place"].size)
 
 
 # =============================================================================================
@@ -363,11 +288,4 @@ def test_distribution_test_detects_wrong_samplers() -> None:
        observer=st.integers(0, 5), rng_value=st.integers(0, 2**64 - 1))
 def test_determinize_random_positions(seed, opts, frac, observer, rng_value):
     eng = engine(opts)
-    traj = game_states(eng, seed)
-    state = traj[int(frac * (len(traj) - 1))]
-    observer %= eng.num_players
-    out = det(eng, state, observer, rng_value)
-    assert_keeps_view(eng, state, out, observer)
-    other = ref_resample(eng.game, state, observer, np.random.default_rng(seed))
-    K.rng_seed(other, np.uint64(seed))
-    assert np.array_equal(det(eng, other, observer, rng_value), out)
+    KIT.check_random_moment(eng, game_states(eng, seed), frac, observer, rng_value, seed)
