@@ -20,17 +20,25 @@ import functools
 import json
 import math
 import random
-from collections import defaultdict
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from card_envs import Engine
 from card_envs.core import kernels as K
 from card_envs.if_it_fits import layout as L
 from card_envs.if_it_fits.statedict import determinize, resample
+from determinize_kit import (
+    DRAWS,
+    DeterminizeKit,
+    assert_same_law,
+    hyp,
+    positions_by_phase,
+    two_sample_z,
+)
+from determinize_kit import game_states as play
 from if_it_fits_ref import DECK, ENV, ref_resample
 
 
@@ -60,52 +68,30 @@ OPT_IDS = ["2p", "3p-adv", "5p-7x9", "4p-5x7", "2p-adv-5x7", "3p-deck20", "5p-ad
            "4p-deck40-notoys"]
 
 
-@functools.cache
-def engine(i: int) -> Engine:
-    """The engine of ``OPTIONS[i]`` (an index: a deck is not hashable)."""
-    return Engine(ENV, **OPTIONS[i])
-
-
-def det(eng: Engine, state: np.ndarray, observer: int, seed: int) -> np.ndarray:
-    """The kernel's determinization of ``state`` for ``observer`` with the rng value ``seed``."""
-    out = np.empty_like(state)
-    determinize(state, eng.game.cfg, observer, out, np.array([seed], np.uint64))
-    return out
-
-
-def game_states(eng: Engine, seed: int) -> list[np.ndarray]:
-    """Every state of one random game, the deal to the end (index = steps played)."""
-    rnd = random.Random(seed)
-    s = eng.new_state(seed)
-    out = [s.copy()]
-    while not eng.is_terminal(s):
-        eng.step(s, rnd.choice(eng.legal_actions(s)))
-        out.append(s.copy())
-    return out
-
-
-def positions(eng: Engine, seed: int, games: int = 12, per_phase: int = 3) -> list[np.ndarray]:
-    """Up to ``per_phase`` positions of every phase met in ``games`` random games (the rare
-    phases as often as the long ones), the deal and the end of the first game."""
-    rnd = random.Random(seed)
-    by_phase: dict[str, list[np.ndarray]] = defaultdict(list)
-    first: list[np.ndarray] = []
-    for _ in range(games):
-        traj = game_states(eng, rnd.randrange(2**31))
-        first = first or [traj[0], traj[-1]]
-        rnd.shuffle(traj)
-        for s in traj:
-            ph = eng.game.phase_name(s)
-            if len(by_phase[ph]) < per_phase:
-                by_phase[ph].append(s)
-    return first + [s for v in by_phase.values() for s in v]
-
-
 def keep_place(state: np.ndarray) -> int:
     """The state index of the card being placed (phases cell / rotation), else -1."""
     if state[K.PHASE] in (L.P_CELL, L.P_ROT):
         return L.S_HAND + int(state[K.CUR]) * L.HANDMAX + int(state[L.S_SEL])
     return -1
+
+
+def engine(i: int) -> Engine:
+    """The engine of ``OPTIONS[i]``."""
+    return KIT.engine(OPTIONS[i])
+
+
+def game_states(eng: Engine, seed: int) -> list[np.ndarray]:
+    """Every state of one random game, the deal to the end (index = steps played)."""
+    return play(eng, seed, random.Random(seed))
+
+
+def positions(eng: Engine, seed: int, games: int = 12, per_phase: int = 3) -> list[np.ndarray]:
+    """Up to ``per_phase`` running positions of every phase met in ``games`` random games (more
+    while a phase is missing; the rare phases as often as the long ones), the deal of a random
+    game and the ends of ``per_phase`` games."""
+    trajs = [game_states(eng, seed + k) for k in range(per_phase)]
+    by_phase = positions_by_phase(eng, seed, games, per_phase)
+    return [trajs[0][0], *(t[-1] for t in trajs), *(s for v in by_phase.values() for s in v)]
 
 
 def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
@@ -119,21 +105,20 @@ def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
                     int)
 
 
-def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer: int) -> None:
-    """``out`` is consistent and ``observer`` sees it exactly as ``state``; only the hidden
-    places and the RNG words differ, the Princesses in other hands stay where they are."""
-    g = eng.game
-    g.check_state(out)
-    assert np.array_equal(eng.observe(out, observer), eng.observe(state, observer))
-    if eng.current_player(state) == observer:
-        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state))
-    assert g.state_dict(out, observer=observer) == g.state_dict(state, observer=observer)
-    places = hidden_places(eng, state, observer)
-    public = np.ones(state.size, bool)
-    public[[K.RNG_LO, K.RNG_HI, *places]] = False
-    assert np.array_equal(out[public], state[public])
-    hand = places[places < L.S_HAND + L.MAX_PLAYERS * L.HANDMAX]
-    assert np.array_equal(out[hand] == g.nc, state[hand] == g.nc), "Princesses in hands stay"
+class _Kit(DeterminizeKit):
+    def assert_keeps_view(self, eng: Engine, state: np.ndarray, out: np.ndarray,
+                          observer: int) -> None:
+        """Only the hidden places and the RNG words differ, and the Princesses in other hands
+        stay where they are."""
+        super().assert_keeps_view(eng, state, out, observer)
+        places = hidden_places(eng, state, observer)
+        hand = places[places < L.S_HAND + L.MAX_PLAYERS * L.HANDMAX]
+        assert np.array_equal(out[hand] == eng.game.nc, state[hand] == eng.game.nc), \
+            "Princesses in hands stay"
+
+
+KIT = _Kit(ENV, determinize, ref_resample, hidden_places)
+det = KIT.det
 
 
 # =============================================================================================
@@ -142,24 +127,8 @@ def assert_keeps_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer:
 @pytest.mark.parametrize("i", range(len(OPTIONS)), ids=OPT_IDS)
 def test_determinize_keeps_view_and_ignores_hidden(i: int) -> None:
     eng = engine(i)
-    n = eng.num_players
-    gen = np.random.default_rng(i)
-    changed = 0
-    for state in positions(eng, seed=100 + i):
-        before = state.copy()
-        for obs in range(n):
-            seed = int(gen.integers(0, 2**64, dtype=np.uint64))
-            out = det(eng, state, obs, seed)
-            assert_keeps_view(eng, state, out, obs)
-            assert np.array_equal(det(eng, state, obs, seed), out), "a function of rng"
-            # another arrangement of what ``obs`` cannot see, with another state RNG
-            other = ref_resample(eng.game, state, obs, gen)
-            K.rng_seed(other, gen.integers(0, 2**64, dtype=np.uint64))
-            changed += not np.array_equal(other[L.S_FIRST:], state[L.S_FIRST:])
-            assert np.array_equal(det(eng, other, obs, seed), out), \
-                f"seat {obs}'s determinization read hidden information"
-        assert np.array_equal(state, before), "the input state is not written"
-    assert changed > 0
+    KIT.check_keeps_view_and_ignores_hidden(eng, positions(eng, seed=100 + i),
+                                            np.random.default_rng(i), seeds=1)
 
 
 def test_positions_cover_every_phase() -> None:
@@ -172,33 +141,18 @@ def test_positions_cover_every_phase() -> None:
 @pytest.mark.parametrize("i", range(3), ids=OPT_IDS[:3])
 def test_resample_is_the_kernel_seeded_from_the_generator(i: int) -> None:
     eng = engine(i)
-    assert eng.game.k_determinize is determinize
-    for state in positions(eng, seed=3, games=2, per_phase=1):
-        for obs in range(eng.num_players):
-            out = resample(eng.game, state, obs, np.random.default_rng(obs))
-            seed = np.random.default_rng(obs).integers(0, 2**64, size=1, dtype=np.uint64)[0]
-            assert np.array_equal(out, det(eng, state, obs, int(seed)))
-            assert_keeps_view(eng, state, eng.resample(state, obs, obs), obs)
+    KIT.check_resample_is_the_kernel(eng, resample, positions(eng, seed=3, games=2, per_phase=1))
 
 
 def test_rng_words_come_from_rng() -> None:
     """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
     eng = engine(0)
-    state = game_states(eng, 4)[10]
-    for seed in (0, 1, 2**63 + 5):
-        r = np.array([seed], np.uint64)
-        expect = np.zeros(2, np.int32)
-        K.rng_seed(expect, np.uint64(K.draw(r)))  # (np.uint64: a Python int past 2**63
-        # can pick an int64 signature already compiled)
-        assert det(eng, state, 1, seed)[K.RNG_LO:K.RNG_HI + 1].tolist() == expect.tolist()
+    KIT.check_rng_words(eng, game_states(eng, 4)[10])
 
 
 # =============================================================================================
 # 3. Distribution against the reference
 # =============================================================================================
-DRAWS = 3000
-
-
 def z_bound(cells: int) -> float:
     """The bound on the largest |z| of ``cells`` frequencies: with the Gaussian tail
     2 exp(-z**2 / 2) of each, the chance that a right sample exceeds it is below 2e-4 (the seeds
@@ -292,26 +246,13 @@ def _exact(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
     return law
 
 
-def _max_z(p: np.ndarray, q: np.ndarray, var: np.ndarray) -> float:
-    """Largest |p - q| in units of its standard deviation (floored at one draw's worth)."""
-    sd = np.sqrt(np.maximum(var, 0.25 / DRAWS**2))
-    return float((np.abs(p - q) / sd).max()) if p.size else 0.0
-
-
-def _two_sample_z(a: np.ndarray, b: np.ndarray) -> float:
-    """:func:`_max_z` of two samples' frequencies (``DRAWS`` each), pooled variance."""
-    p = (a + b) / 2
-    return _max_z(a, b, 2 * p * (1 - p) / DRAWS)
-
-
 @functools.cache
 def _case(k: int) -> tuple[Engine, np.ndarray, int, np.ndarray]:
     """Engine, state, observer and the reference's ``DRAWS`` outputs of ``DIST_CASES[k]``."""
     i, seed, want = DIST_CASES[k]
     eng = engine(i)
     state, observer = find(i, seed, want)
-    gen = np.random.default_rng(seed + 100)
-    ref = np.stack([ref_resample(eng.game, state, observer, gen) for _ in range(DRAWS)])
+    ref = KIT.reference_sample(eng, state, observer, np.random.default_rng(seed + 100))
     return eng, state, observer, ref
 
 
@@ -319,17 +260,11 @@ def _case(k: int) -> tuple[Engine, np.ndarray, int, np.ndarray]:
                          ids=[OPT_IDS[c[0]] for c in DIST_CASES])
 def test_distribution_matches_reference(k: int) -> None:
     eng, state, observer, ref = _case(k)
-    seeds = np.random.default_rng(k).integers(0, 2**64, size=DRAWS, dtype=np.uint64)
-    mine = np.stack([det(eng, state, observer, int(s)) for s in seeds])
+    mine = KIT.kernel_sample(eng, state, observer, k)
     a, b = _stats(eng, state, mine, observer), _stats(eng, state, ref, observer)
     assert a["place"].shape[0] > 10
-    for key in a:
-        z = _two_sample_z(a[key], b[key])
-        assert z < z_bound(a[key].size), f"{key}: kernel and reference differ by {z:.1f} sd"
-    e = _exact(eng, state, observer)  # each sample against the exact law
-    for name, s in (("kernel", a), ("reference", b)):
-        z = _max_z(s["place"], e, e * (1 - e) / DRAWS)
-        assert z < z_bound(e.size), f"{name} off the exact law by {z:.1f} sd"
+    # kernel against reference, each sample against the exact law
+    assert_same_law(a, b, {"place": _exact(eng, state, observer)}, z_bound)
 
 
 def test_distribution_test_detects_drawing_with_replacement() -> None:
@@ -343,24 +278,16 @@ def test_distribution_test_detects_drawing_with_replacement() -> None:
     for k, x in enumerate(places):  # each place on its own, from its exact law
         wrong[:, x] = gen.choice(e.shape[1], size=DRAWS, p=e[k])
     a, b = _stats(eng, state, wrong, observer), _stats(eng, state, ref, observer)
-    assert _two_sample_z(a["place"], b["place"]) < z_bound(a["place"].size), "same marginals"
-    assert _two_sample_z(a["count"], b["count"]) > 4 * z_bound(a["count"].size)
+    assert two_sample_z(a["place"], b["place"]) < z_bound(a["place"].size), "same marginals"
+    assert two_sample_z(a["count"], b["count"]) > 4 * z_bound(a["count"].size)
 
 
 # =============================================================================================
 # 4. Random positions (hypothesis)
 # =============================================================================================
-@settings(max_examples=40, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@hyp(40)
 @given(seed=st.integers(0, 2**31 - 1), i=st.integers(0, len(OPTIONS) - 1), frac=st.floats(0, 1),
        observer=st.integers(0, L.MAX_PLAYERS - 1), rng_value=st.integers(0, 2**64 - 1))
 def test_determinize_random_positions(seed, i, frac, observer, rng_value):
     eng = engine(i)
-    traj = game_states(eng, seed)
-    state = traj[int(frac * (len(traj) - 1))]
-    observer %= eng.num_players
-    out = det(eng, state, observer, rng_value)
-    assert_keeps_view(eng, state, out, observer)
-    other = ref_resample(eng.game, state, observer, np.random.default_rng(seed))
-    K.rng_seed(other, np.uint64(seed))
-    assert np.array_equal(det(eng, other, observer, rng_value), out)
+    KIT.check_random_moment(eng, game_states(eng, seed), frac, observer, rng_value, seed)
