@@ -17,17 +17,17 @@ the observer:
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from card_envs import Engine
 from card_envs.core import kernels as K
 from card_envs.flipology import layout as L
 from card_envs.flipology import statedict as SD
+from determinize_kit import DRAWS, DeterminizeKit, assert_same_view, hyp, positions_by_phase
 from flipology_ref import ENV_ID, ref_resample
 
 CASES = (
@@ -45,15 +45,9 @@ PER_PHASE = 4  # positions kept per phase and case
 GAMES = 12  # random games per case (more, up to MAX_GAMES, while a phase is missing)
 MAX_GAMES = 800
 
-_ENGINES: dict[str, Engine] = {}
+KIT = DeterminizeKit(ENV_ID, SD.determinize, ref_resample)
+engine, det = KIT.engine, KIT.det
 _POSITIONS: dict[str, list[np.ndarray]] = {}
-
-
-def engine(opts: dict) -> Engine:
-    key = repr(sorted(opts.items()))
-    if key not in _ENGINES:
-        _ENGINES[key] = Engine(ENV_ID, **opts)
-    return _ENGINES[key]
 
 
 def phases_met(eng: Engine) -> set[str]:
@@ -68,46 +62,10 @@ def positions(case_id: str, opts: dict) -> list[np.ndarray]:
     games (reservoir-sampled per phase; computed once per process)."""
     if case_id not in _POSITIONS:
         eng = engine(opts)
-        rnd = random.Random(case_id)
-        kept: dict[str, list[np.ndarray]] = defaultdict(list)
-        seen: dict[str, int] = defaultdict(int)
-        want = phases_met(eng)
-        for played in range(MAX_GAMES):
-            if played >= GAMES and want <= set(kept):
-                break
-            s = eng.new_state(rnd.randrange(2**31))
-            while not eng.is_terminal(s):
-                ph = eng.game.phase_name(s)
-                seen[ph] += 1
-                j = rnd.randrange(seen[ph])
-                if len(kept[ph]) < PER_PHASE:
-                    kept[ph].append(s.copy())
-                elif j < PER_PHASE:
-                    kept[ph][j] = s.copy()
-                eng.step(s, rnd.choice(eng.legal_actions(s)))
+        kept = positions_by_phase(eng, case_id, GAMES, PER_PHASE, want=phases_met(eng),
+                                  max_games=MAX_GAMES)
         _POSITIONS[case_id] = [s for ph in sorted(kept) for s in kept[ph]]
     return _POSITIONS[case_id]
-
-
-def det(eng: Engine, state: np.ndarray, seat: int, value: int) -> np.ndarray:
-    """``determinize`` for ``seat`` with the RNG word ``value``."""
-    out = np.empty_like(state)
-    SD.determinize(state, eng.game.cfg, seat, out, np.array([value], np.uint64))
-    return out
-
-
-def assert_same_view(eng: Engine, state: np.ndarray, out: np.ndarray, seat: int) -> None:
-    """Invariant 1: ``out`` is valid and looks like ``state`` to ``seat``."""
-    g = eng.game
-    where = f"{g.phase_name(state)!r}, seat {seat}"
-    try:
-        g.check_state(out)
-    except Exception as e:  # pragma: no cover - the failure message is the point
-        raise AssertionError(f"{where}: determinize broke check_state: {e}") from e
-    assert np.array_equal(eng.observe(out, seat), eng.observe(state, seat)), where
-    if seat == eng.current_player(state):
-        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state)), where
-    assert g.state_dict(out, observer=seat) == g.state_dict(state, observer=seat), where
 
 
 def unknown(g, state: np.ndarray, seat: int) -> list[int]:
@@ -119,14 +77,7 @@ def unknown(g, state: np.ndarray, seat: int) -> list[int]:
 # --- the wiring -------------------------------------------------------------------------------
 def test_resample_is_the_kernel() -> None:
     eng = engine(CASES[1])
-    g = eng.game
-    assert g.k_determinize is SD.determinize
-    s = positions(IDS[1], CASES[1])[-1]
-    for seat in range(3):
-        seed = np.random.default_rng(seat).integers(0, 2**64, dtype=np.uint64)
-        out = SD.resample(g, s, seat, np.random.default_rng(seat))
-        assert np.array_equal(out, det(eng, s, seat, int(seed)))
-        assert np.array_equal(out, g.resample(s, seat, np.random.default_rng(seat)))
+    KIT.check_resample_is_the_kernel(eng, SD.resample, positions(IDS[1], CASES[1])[-1:])
 
 
 # --- 1. the observer's view is kept -------------------------------------------------------------
@@ -232,9 +183,6 @@ def _nature_position(opts: dict, phase: str, skip: int) -> np.ndarray:
     return s
 
 
-DRAWS = 3000
-
-
 @pytest.mark.parametrize("which", ["regrowth", "setup-3p", "turn-8p", "hermit-4p", "regrow-gt"])
 def test_determinize_draws_like_the_reference(which: str) -> None:
     if which == "regrowth":
@@ -261,8 +209,7 @@ def test_determinize_draws_like_the_reference(which: str) -> None:
     drawn = np.empty((DRAWS, s.size), np.int32)
     for i in range(DRAWS):
         SD.determinize(s, g.cfg, seat, drawn[i], rng)
-    gen = np.random.default_rng(54321)
-    ref = np.stack([ref_resample(g, s, seat, gen) for _ in range(DRAWS)])
+    ref = KIT.reference_sample(eng, s, seat, np.random.default_rng(54321))
     a = placements(g, s, drawn, seat)
     b = placements(g, s, ref, seat)
     cells = sorted(set(a) | set(b))
@@ -281,8 +228,7 @@ def test_determinize_draws_like_the_reference(which: str) -> None:
 
 
 # --- 4. random positions -------------------------------------------------------------------------
-@settings(max_examples=25, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@hyp(25)
 @given(seed=st.integers(0, 2**31 - 1), k=st.integers(0, 250), value=st.integers(0, 2**64 - 1),
        opts=st.sampled_from(CASES))
 def test_determinize_random_positions(seed: int, k: int, value: int, opts: dict) -> None:
