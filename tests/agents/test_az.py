@@ -111,12 +111,13 @@ def test_value_heads_give_every_seat_a_share() -> None:
                 num_players=3)
 
 
-@pytest.mark.parametrize("env_id", ["slide_v0", "op_glad_ijs_v0", "if_it_fits_v0"])
+@pytest.mark.parametrize("env_id", ["slide_v0", "op_glad_ijs_v0", "flipology_v0",
+                                    "if_it_fits_v0"])
 def test_search_cannot_see_hidden_information(env_id: str) -> None:
     """A position and a resample of it (hidden cards redrawn) are the same to the searching
     seat: the same visits, hence the same distribution of the chosen move (also sampled).
-    (The games whose ``resample`` draws the same determinization from both, as in the mcts
-    test: Flipology's permutes the actual hidden cards, equal only in distribution.)"""
+    Every game's determinization reads only what the seat knows, so both positions give the
+    same determinizations."""
     spec = "az:iterations=80,batch=8,temperature=1"
     for seed in range(2):
         env = _random_state(env_id, 2, seed, 9 + 4 * seed)

@@ -132,8 +132,8 @@ def test_finished_games_are_valued_by_their_result() -> None:
 
 def test_hidden_information_stays_hidden() -> None:
     """A position and a resample of it (what the searcher cannot see redrawn) give the same
-    search, batched."""
-    for env_id in ("slide_v0", "op_glad_ijs_v0", "if_it_fits_v0"):
+    search, batched: every game with hidden information."""
+    for env_id in ("slide_v0", "op_glad_ijs_v0", "flipology_v0", "if_it_fits_v0"):
         env = _random_state(env_id, 2, 4, 13)
         seat = int(env.state_array[K.CUR])
         other = env.resample(seat, rng=7)
