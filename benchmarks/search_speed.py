@@ -7,8 +7,9 @@ batched search over many games (one thread, one process) and self-play decisions
     python benchmarks/search_speed.py --games slide isflak --batches 16
     python benchmarks/search_speed.py --quick              # smoke run: Slide, tiny budgets
 
-**Positions.** ``--positions`` per game (2 players): deal ``seed + i`` played ``i * 7 mod 40``
-random moves in (a fresh deal when a game ends first), the same for every agent.
+**Positions.** ``--positions`` per game (``--players`` seats, 2 by default): deal ``seed + i``
+played ``i * 7 mod 40`` random moves in (a fresh deal when a game ends first), the same for
+every agent.
 **Measured.** Each agent searches every position once untimed (compiling, loading caches) and
 then ``--repeats`` times, timed per search with ``time.perf_counter``; a rate is the total
 over the timed searches (simulations, or network-evaluated leaves for ``az``) divided by their
@@ -55,11 +56,16 @@ RESULTS_DIR = Path(__file__).resolve().parent / "results"
 OPTIONS: dict[str, dict[str, Any]] = {"op_glad_ijs_v0": {"max_turned": 40}}
 
 
-def positions(env_id: str, count: int, seed: int) -> list[np.ndarray]:
+def game_options(env_id: str, players: int) -> dict[str, Any]:
+    """The options every agent and position of a game uses here."""
+    return {**OPTIONS.get(env_id, {}), "num_players": players}
+
+
+def positions(env_id: str, count: int, seed: int, players: int = 2) -> list[np.ndarray]:
     """``count`` unfinished positions of ``env_id`` (module docstring), as state arrays."""
     out = []
     for i in range(count):
-        env = card_envs.make_raw(env_id, **OPTIONS.get(env_id, {}))
+        env = card_envs.make_raw(env_id, **game_options(env_id, players))
         env.reset(seed=seed + i)
         rnd = random.Random(seed + i)
         for _ in range(i * 7 % 40):
@@ -97,9 +103,10 @@ def time_agent(agent: Any, states: list[np.ndarray], repeats: int) -> list[dict[
 
 def measure_game(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
     """The ``mcts`` row and one ``az`` row per batch size of one game."""
-    states = positions(env_id, args.positions, args.seed)
-    opts = OPTIONS.get(env_id, {})
-    out: dict[str, Any] = {"env_id": env_id, "positions": len(states), "az": []}
+    states = positions(env_id, args.positions, args.seed, args.players)
+    opts = game_options(env_id, args.players)
+    out: dict[str, Any] = {"env_id": env_id, "players": args.players, "positions": len(states),
+                           "az": []}
     mcts = make_agent(f"mcts:iterations={args.mcts_iterations}", env_id, seed=0, **opts)
     out["mcts"] = {"iterations": args.mcts_iterations,
                    "repeats": time_agent(mcts, states, args.repeats)}
@@ -107,13 +114,32 @@ def measure_game(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
     if args.batched:
         out["batched"] = measure_batched(env_id, states, args)
     for b in args.batches:
-        az = make_agent(f"az:iterations={args.az_iterations},batch={b}", env_id, seed=0,
-                        **opts)
+        az = az_agent(f"az:iterations={args.az_iterations},batch={b}", env_id, args.players)
         row = {"batch": b, "iterations": args.az_iterations,
                "repeats": time_agent(az, states, args.repeats)}
         out["az"].append(row)
         log(f"  {env_id} az batch {b}: {fmt_rate(_median(row, 'leaves_per_s'))} leaves/s")
     return out
+
+
+def az_agent(spec: str, env_id: str, players: int) -> Any:
+    """An ``az`` agent with the game's shipped network for ``players`` seats, or a fresh
+    network of that many seats where none is shipped (speed does not depend on the weights'
+    values)."""
+    opts = game_options(env_id, players)
+    try:
+        from card_envs.agents.az import default_network
+
+        default_network(env_id, players)
+    except ValueError:
+        from card_envs.agents.az import AZAgent
+        from card_envs.agents.net import NetPolicy
+        from card_envs.agents.registry import parse_spec
+
+        _, params = parse_spec(spec)
+        return AZAgent(env_id, seed=0, model=NetPolicy(env_id, players, OPTIONS.get(
+            env_id, {}), value_dim=players), **params, **opts)
+    return make_agent(spec, env_id, seed=0, **opts)
 
 
 def measure_batched(env_id: str, states: list[np.ndarray], args: argparse.Namespace
@@ -125,9 +151,9 @@ def measure_batched(env_id: str, states: list[np.ndarray], args: argparse.Namesp
     from card_envs.agents.az_search import BatchSearch
     from card_envs.rl.az.selfplay import SelfPlay
 
-    opts = OPTIONS.get(env_id, {})
+    opts = game_options(env_id, args.players)
     sims = args.batched_sims
-    ev = make_agent("az:iterations=2", env_id, seed=0, **opts).evaluator
+    ev = az_agent("az:iterations=2", env_id, args.players).evaluator
     old = (numba.get_num_threads(), torch.get_num_threads())
     numba.set_num_threads(1)
     torch.set_num_threads(1)
@@ -150,8 +176,7 @@ def measure_batched(env_id: str, states: list[np.ndarray], args: argparse.Namesp
             out["rows"].append({"batch": B, "repeats": reps})
             log(f"  {env_id} batched B={B}: "
                 f"{fmt_rate(statistics.median(x['leaves_per_s'] for x in reps))} leaves/s")
-        game_opts = {**opts, "num_players": 2}
-        sp = SelfPlay(env_id, game_opts, slots=args.selfplay_games, first=0, seed=args.seed,
+        sp = SelfPlay(env_id, opts, slots=args.selfplay_games, first=0, seed=args.seed,
                       sims=sims, considered=16, determinizations=4,
                       max_nodes=64 + 64 * sims, c_visit=50.0, c_scale=0.1, prior_temp=1.0)
         sp.play(ev, 2)  # untimed
@@ -239,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="games of the self-play measure (256)")
     ap.add_argument("--selfplay-steps", type=int, default=16,
                     help="moves per game per timed self-play repeat (16)")
+    ap.add_argument("--players", type=int, default=2, help="seats (default 2)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: Slide, 2 positions, batches 1 and 16, tiny budgets")
