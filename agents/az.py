@@ -99,6 +99,14 @@ def _training_shaping(policy: Any, path: str | None) -> float:
         return 0.0
 
 
+def _coarse(n: int) -> int:
+    """``n`` rounded down to a grid of 4 steps an octave (8, 10, 12, 14, 16, 20, 24, ...)."""
+    if n < 8:
+        return n
+    step = (1 << (n.bit_length() - 1)) // 4
+    return n - n % step
+
+
 class AZAgent(Agent):
     """Network-guided search (module docstring). Parameters (``OptionError`` outside these
     ranges, NaN and infinities included):
@@ -295,9 +303,10 @@ class AZAgent(Agent):
             assert ms is not None
             rate = self._rate if self._rate > 0 else 1000.0
             # the plan the sequential halving follows: a little more than the last moves'
-            # rate allows (the deadline cuts it), so that a move uses its whole budget
-            iterations = int(min(MAX_ITERATIONS,
-                                 max(2 * self.considered, 1.2 * rate * ms / 1000.0)))
+            # rate allows (the deadline cuts it), so that a move uses its whole budget; on a
+            # coarse grid (4 steps an octave), so that its schedule is computed once and reused
+            iterations = _coarse(int(min(MAX_ITERATIONS,
+                                         max(2 * self.considered, 1.2 * rate * ms / 1000.0))))
             deadline = time.perf_counter() + ms / 1000.0
             stop = 1
         t0 = time.perf_counter()

@@ -171,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="curve: ms per move")
     ap.add_argument("--agents", nargs="*", default=None,
                     help="only the cells whose first agent is one of these (az, mcts, ppo)")
+    ap.add_argument("--vs", nargs="*", default=None,
+                    help="only the cells whose opponent is one of these (mcts:ms=200, "
+                    "heuristic)")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--workers", default="2")
     ap.add_argument("--out", type=Path, default=RESULTS)
@@ -197,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     for env_id, first, other in cells(args.part, [resolve_env_id(g) for g in args.games],
                                       tuple(args.ms), args.az, loop):
         if args.agents and first.split(":")[0] not in args.agents:
+            continue
+        if args.vs and other not in args.vs:
             continue
         r = play(env_id, first, other, deals_for.get(env_id, args.deals), args.seed, workers,
                  args.out, args.fresh, args.players)
