@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from card_envs import Engine
 from card_envs.core import kernels as K
@@ -35,6 +36,16 @@ def hyp(max_examples: int) -> settings:
     example database (nothing written to the tree)."""
     return settings(max_examples=max_examples, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def random_moments(max_players: int, **cases: st.SearchStrategy) -> dict[str, st.SearchStrategy]:
+    """``@given`` arguments of a random-position test (see
+    :meth:`DeterminizeKit.check_random_moment`): a game seed, where in the game (``frac``: 0 the
+    deal, 1 the end), an observer (taken mod the seats), an rng value, and the game's options as
+    ``cases`` names them."""
+    return {"seed": st.integers(0, 2**31 - 1), "frac": st.floats(0, 1),
+            "observer": st.integers(0, max_players - 1), "rng_value": st.integers(0, 2**64 - 1),
+            **cases}
 
 
 # =============================================================================================
@@ -140,14 +151,14 @@ class DeterminizeKit:
     """One game's determinization under test: ``kernel(state, cfg, observer, out, rng)`` (the
     compiled ``statedict.determinize``), ``reference(game, state, observer, generator)`` (the
     ``ref_resample`` it replaced) and, where the test knows them, ``hidden(eng, state,
-    observer)``: the state indices ``observer`` cannot see besides the RNG words (nothing else
-    may change). A subclass adds a game's own view checks by extending
-    :meth:`assert_keeps_view`; the checks below call it."""
+    observer)``: the state indices ``observer`` cannot see besides the RNG words, an index array
+    or a tuple of them (nothing else may change). A subclass adds a game's own view checks by
+    extending :meth:`assert_keeps_view`; the checks below call it."""
 
     env_id: str
     kernel: Callable[..., None]
     reference: Callable[..., np.ndarray]
-    hidden: Callable[[Engine, np.ndarray, int], np.ndarray] | None = None
+    hidden: Callable[[Engine, np.ndarray, int], np.ndarray | tuple[np.ndarray, ...]] | None = None
 
     def engine(self, opts: dict[str, Any]) -> Engine:
         return engine(self.env_id, opts)
@@ -165,8 +176,11 @@ class DeterminizeKit:
         ``hidden``)."""
         assert_same_view(eng, state, out, observer)
         if self.hidden is not None:
+            hidden = self.hidden(eng, state, observer)
             public = np.ones(state.size, bool)
-            public[[K.RNG_LO, K.RNG_HI, *self.hidden(eng, state, observer)]] = False
+            public[[K.RNG_LO, K.RNG_HI]] = False
+            for idx in hidden if isinstance(hidden, tuple) else (hidden,):
+                public[idx] = False
             assert np.array_equal(out[public], state[public]), \
                 f"seat {observer}: determinize changed what it can see"
 

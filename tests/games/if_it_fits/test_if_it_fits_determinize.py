@@ -36,6 +36,7 @@ from determinize_kit import (
     assert_same_law,
     hyp,
     positions_by_phase,
+    random_moments,
     two_sample_z,
 )
 from determinize_kit import game_states as play
@@ -118,7 +119,6 @@ class _Kit(DeterminizeKit):
 
 
 KIT = _Kit(ENV, determinize, ref_resample, hidden_places)
-det = KIT.det
 
 
 # =============================================================================================
@@ -145,7 +145,6 @@ def test_resample_is_the_kernel_seeded_from_the_generator(i: int) -> None:
 
 
 def test_rng_words_come_from_rng() -> None:
-    """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
     eng = engine(0)
     KIT.check_rng_words(eng, game_states(eng, 4)[10])
 
@@ -286,8 +285,7 @@ def test_distribution_test_detects_drawing_with_replacement() -> None:
 # 4. Random positions (hypothesis)
 # =============================================================================================
 @hyp(40)
-@given(seed=st.integers(0, 2**31 - 1), i=st.integers(0, len(OPTIONS) - 1), frac=st.floats(0, 1),
-       observer=st.integers(0, L.MAX_PLAYERS - 1), rng_value=st.integers(0, 2**64 - 1))
+@given(**random_moments(L.MAX_PLAYERS, i=st.integers(0, len(OPTIONS) - 1)))
 def test_determinize_random_positions(seed, i, frac, observer, rng_value):
     eng = engine(i)
     KIT.check_random_moment(eng, game_states(eng, seed), frac, observer, rng_value, seed)

@@ -38,6 +38,7 @@ from determinize_kit import (
     exact_z,
     game_moments,
     hyp,
+    random_moments,
     two_sample_z,
 )
 from determinize_kit import game_states as play
@@ -101,14 +102,8 @@ def hidden_split(eng: Engine, state: np.ndarray, observer: int
     return np.array(cards, int), np.array(pend, int)
 
 
-def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
-    """State indices ``observer`` cannot see but the RNG words: unknown draw cards and other
-    seats' pending choices."""
-    return np.concatenate(hidden_split(eng, state, observer))
-
-
-KIT = DeterminizeKit(ENV_ID, determinize, ref_resample, hidden_places)
-engine, det = KIT.engine, KIT.det
+KIT = DeterminizeKit(ENV_ID, determinize, ref_resample, hidden_split)
+engine = KIT.engine
 
 
 # =============================================================================================
@@ -131,7 +126,6 @@ def test_resample_is_the_kernel_seeded_from_the_generator(opts: dict) -> None:
 
 
 def test_rng_words_come_from_rng() -> None:
-    """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
     eng = engine(OPTIONS[1])
     KIT.check_rng_words(eng, eng.new_state(4))
 
@@ -284,8 +278,7 @@ def test_distribution_test_detects_wrong_samplers() -> None:
 # 4. Random positions (hypothesis)
 # =============================================================================================
 @hyp(40)
-@given(seed=st.integers(0, 2**31 - 1), opts=st.sampled_from(OPTIONS), frac=st.floats(0, 1),
-       observer=st.integers(0, 5), rng_value=st.integers(0, 2**64 - 1))
+@given(**random_moments(L.MAX_PLAYERS, opts=st.sampled_from(OPTIONS)))
 def test_determinize_random_positions(seed, opts, frac, observer, rng_value):
     eng = engine(opts)
     KIT.check_random_moment(eng, game_states(eng, seed), frac, observer, rng_value, seed)

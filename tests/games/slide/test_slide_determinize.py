@@ -29,6 +29,7 @@ from determinize_kit import (
     game_moments,
     game_states,
     hyp,
+    random_moments,
     two_sample_z,
 )
 from slide_ref import ENV_ID, ref_resample
@@ -71,14 +72,8 @@ def hidden_split(eng: Engine, state: np.ndarray, observer: int
     return down, pend
 
 
-def hidden_places(eng: Engine, state: np.ndarray, observer: int) -> np.ndarray:
-    """State indices ``observer`` cannot see but the RNG words: face-down values and other
-    seats' pending reveals."""
-    return np.concatenate(hidden_split(eng, state, observer))
-
-
-KIT = DeterminizeKit(ENV_ID, determinize, ref_resample, hidden_places)
-engine, det = KIT.engine, KIT.det
+KIT = DeterminizeKit(ENV_ID, determinize, ref_resample, hidden_split)
+engine = KIT.engine
 
 
 # =============================================================================================
@@ -87,9 +82,9 @@ engine, det = KIT.engine, KIT.det
 @pytest.mark.parametrize("opts", OPTIONS, ids=OPT_IDS)
 def test_determinize_keeps_view_and_ignores_hidden(opts: dict) -> None:
     eng = engine(opts)
-    n = eng.num_players
-    KIT.check_keeps_view_and_ignores_hidden(eng, positions(eng, seed=11 * n + len(opts)),
-                                            np.random.default_rng(n))
+    KIT.check_keeps_view_and_ignores_hidden(
+        eng, positions(eng, seed=11 * eng.num_players + len(opts)),
+        np.random.default_rng(eng.num_players))
 
 
 @pytest.mark.parametrize("opts", OPTIONS[:3], ids=OPT_IDS[:3])
@@ -99,7 +94,6 @@ def test_resample_is_the_kernel_seeded_from_the_generator(opts: dict) -> None:
 
 
 def test_rng_words_come_from_rng() -> None:
-    """The output's RNG words are the first draw of ``rng``; the state's own RNG is unread."""
     eng = engine({"num_players": 3})
     KIT.check_rng_words(eng, eng.new_state(4))
 
@@ -196,8 +190,7 @@ def test_distribution_test_detects_drawing_with_replacement() -> None:
 # 4. Random positions (hypothesis)
 # =============================================================================================
 @hyp(40)
-@given(seed=st.integers(0, 2**31 - 1), opts=st.sampled_from(OPTIONS), frac=st.floats(0, 1),
-       observer=st.integers(0, 5), rng_value=st.integers(0, 2**64 - 1))
+@given(**random_moments(L.MAX_PLAYERS, opts=st.sampled_from(OPTIONS)))
 def test_determinize_random_positions(seed, opts, frac, observer, rng_value):
     eng = engine(opts)
     KIT.check_random_moment(eng, game_states(eng, seed), frac, observer, rng_value, seed)
