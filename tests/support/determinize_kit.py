@@ -140,10 +140,13 @@ def assert_same_view(eng: Engine, state: np.ndarray, out: np.ndarray, observer: 
         g.check_state(out)
     except Exception as e:  # pragma: no cover - the failure message is the point
         raise AssertionError(f"{where}: determinize broke check_state: {e}") from e
-    assert np.array_equal(eng.observe(out, observer), eng.observe(state, observer)), where
+    assert np.array_equal(eng.observe(out, observer), eng.observe(state, observer)), \
+        f"{where}: the observation changed"
     if eng.current_player(state) == observer:
-        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state)), where
-    assert g.state_dict(out, observer=observer) == g.state_dict(state, observer=observer), where
+        assert np.array_equal(eng.legal_mask(out), eng.legal_mask(state)), \
+            f"{where}: the legal mask changed"
+    assert g.state_dict(out, observer=observer) == g.state_dict(state, observer=observer), \
+        f"{where}: the state dict seen by the seat changed"
 
 
 @dataclass(frozen=True)
@@ -221,8 +224,10 @@ class DeterminizeKit:
             for obs in range(eng.num_players):
                 out = resample(g, state, obs, np.random.default_rng(obs))
                 seed = np.random.default_rng(obs).integers(0, 2**64, dtype=np.uint64)
-                assert np.array_equal(out, self.det(eng, state, obs, int(seed)))
-                assert np.array_equal(out, g.resample(state, obs, np.random.default_rng(obs)))
+                assert np.array_equal(out, self.det(eng, state, obs, int(seed))), \
+                    f"seat {obs}: resample is not the kernel with the generator's first draw"
+                assert np.array_equal(out, g.resample(state, obs, np.random.default_rng(obs))), \
+                    f"seat {obs}: game.resample is not this resample"
                 self.assert_keeps_view(eng, state, eng.resample(state, obs, obs), obs)
 
     def check_rng_words(self, eng: Engine, state: np.ndarray, observer: int = 1) -> None:
@@ -235,7 +240,8 @@ class DeterminizeKit:
             # (OverflowError: int too big to convert)
             K.rng_seed(expect, np.uint64(K.draw(r)))
             out = self.det(eng, state, observer, seed)
-            assert out[K.RNG_LO:K.RNG_HI + 1].tolist() == expect.tolist()
+            assert out[K.RNG_LO:K.RNG_HI + 1].tolist() == expect.tolist(), \
+                f"rng {seed}: RNG words {out[K.RNG_LO:K.RNG_HI + 1].tolist()} != {expect.tolist()}"
 
     def check_random_moment(self, eng: Engine, traj: list[np.ndarray], frac: float,
                             observer: int, rng_value: int, seed: int) -> None:
@@ -248,7 +254,8 @@ class DeterminizeKit:
         self.assert_keeps_view(eng, state, out, observer)
         other = self.reference(eng.game, state, observer, np.random.default_rng(seed))
         K.rng_seed(other, np.uint64(seed))
-        assert np.array_equal(self.det(eng, other, observer, rng_value), out)
+        assert np.array_equal(self.det(eng, other, observer, rng_value), out), \
+            f"seat {observer}'s determinization read hidden information"
 
     # --- samples for the distribution tests --------------------------------------------------
     def kernel_sample(self, eng: Engine, state: np.ndarray, observer: int, seed: int,
