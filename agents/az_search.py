@@ -42,18 +42,16 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.agents.az_kernels import (
+from card_envs.agents.az_kernels import compiled_waves, expand_kernels, output_kernels
+from card_envs.agents.az_tree import (
     ACT,
     CHILD,
     NODE_FIELDS,
     PUCT,
     SIB,
     VISITS,
-    compiled_waves,
     considered_table,
     copy_state,
-    expand_kernels,
-    output_kernels,
 )
 from card_envs.core import kernels as K
 from card_envs.core.engine import Engine

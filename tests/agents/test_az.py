@@ -13,8 +13,8 @@ import pytest
 import card_envs
 from card_envs import OptionError
 from card_envs.agents.az import AZAgent
-from card_envs.agents.az_kernels import EXP, PEND, VISITS
 from card_envs.agents.az_search import NetEvaluator
+from card_envs.agents.az_tree import EXP, PEND, VISITS
 from card_envs.agents.net import NetPolicy
 from card_envs.agents.ppo import baseline_path
 from card_envs.agents.registry import agent_names, check_spec, make_agent
@@ -247,8 +247,9 @@ def test_op_glad_ijs_models_the_other_seats() -> None:
     the heuristic inside the descents), and ``anchor`` keeps the heuristic's slap unless the
     search beats it clearly."""
     env = _random_state("op_glad_ijs_v0", 3, 2, 12)
-    a = make_agent("az:iterations=64,batch=8", "op_glad_ijs_v0", seed=1, num_players=3,
-                   max_turned=40)
+    net = NetPolicy("op_glad_ijs_v0", 3, {"max_turned": 40}, value_dim=3)  # no 3-seat default
+    a = AZAgent("op_glad_ijs_v0", iterations=64, batch=8, model=net, seed=1, num_players=3,
+                max_turned=40)
     assert a.anchor > 0 and a.search_engine.model_others
     a.search(env.state_array)
     bs = a.search_engine

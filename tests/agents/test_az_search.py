@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import card_envs
-from card_envs.agents.az_kernels import CHILD, EXP, MOVER, PEND, SIB, VISITS, considered_visits
 from card_envs.agents.az_search import BatchSearch, NetEvaluator
+from card_envs.agents.az_tree import CHILD, EXP, MOVER, PEND, SIB, VISITS, considered_visits
 from card_envs.agents.net import load_policy
 from card_envs.agents.ppo import baseline_path
 from card_envs.core import kernels as K

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -55,13 +54,20 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.errors import OptionError
+from card_envs.rl.az.run_folder import (
+    load_npz,
+    load_optimizer,
+    plot_history,
+    refuse_resume,
+    run_identity,
+    save_resume,
+    write_json,
+)
 from card_envs.rl.az.settings import AZSettings
 
 __all__ = ["EXPERT_DEFAULTS", "AZResult", "ExpertResult", "az_policy", "expert_iteration",
            "train_az"]
 
-STATE_FORMAT = "card-envs-az-run"
-STATE_VERSION = 1
 
 
 @dataclass
@@ -239,99 +245,6 @@ def _value_corr(policy: Any, data: dict[str, np.ndarray]) -> float:
     return float(np.corrcoef(pred, z)[0, 1])
 
 
-# ------------------------------------------------------------------------------ run files
-def _write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=1, default=str) + "\n")
-    os.replace(tmp, path)
-
-
-def _save_optimizer(opt: Any, path: Path) -> None:
-    from card_envs.agents.weights import write_weights
-
-    sd = opt.state_dict()
-    tensors = {f"{i}.{k}": v.detach().cpu().numpy() if hasattr(v, "numpy") else np.asarray(v)
-               for i, st in sd["state"].items() for k, v in st.items()}
-    meta = {"param_groups": json.dumps(sd["param_groups"])}
-    write_weights(path, {k: np.asarray(v, np.float32) if v.dtype.kind == "f" else v
-                         for k, v in tensors.items()}, meta)
-
-
-def _load_optimizer(opt: Any, path: Path) -> None:
-    import torch
-
-    from card_envs.agents.weights import read_weights
-
-    tensors, meta = read_weights(path)
-    state: dict[int, dict[str, Any]] = {}
-    for name, v in tensors.items():
-        i, _, k = name.partition(".")
-        state.setdefault(int(i), {})[k] = torch.from_numpy(v.copy())
-    opt.load_state_dict({"state": state, "param_groups": json.loads(meta["param_groups"])})
-
-
-def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
-
-
-def _load_npz(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as f:
-        return {k: f[k] for k in f.files}
-
-
-def _save_resume(out: Path, r: int, opt: Any, window: list[dict[str, np.ndarray]],
-                 states: list[dict[str, np.ndarray]]) -> str:
-    """The state of round ``r`` in ``resume/round_NNNN/`` (written before ``state.json``
-    names it); returns its folder name."""
-    name = f"round_{r:04d}"
-    folder = out / "resume" / name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    _save_optimizer(opt, folder / "optimizer.safetensors")
-    for k, part in enumerate(window):
-        _save_npz(folder / f"window_{k:03d}.npz", part)
-    for k, st in enumerate(states):
-        _save_npz(folder / f"selfplay_{k:03d}.npz", st)
-    return name
-
-
-def _plot(history: list[dict[str, Any]], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    x = [h["elapsed"] / 60 for h in history]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    for key, label, style in (("vs_start", "az (new) vs az (start), equal simulations", "o-"),
-                              ("net_vs_heuristic", "network alone vs heuristic", "s--")):
-        hs = [h for h in history if key in h]
-        if hs:
-            a1.errorbar([h["elapsed"] / 60 for h in hs], [h[key] for h in hs],
-                        yerr=[[max(0.0, h[key] - h[f"{key}_ci"][0]) for h in hs],
-                              [max(0.0, h[f"{key}_ci"][1] - h[key]) for h in hs]],
-                        fmt=style, capsize=3, label=label)
-    n = history[0].get("num_players", 2) if history else 2
-    a1.axhline(1.0 / n, color="0.6", lw=0.8)
-    a1.set_ylim(0, 1)
-    a1.set_xlabel("minutes of self-play and training")
-    a1.set_ylabel("win share (95% CI)")
-    if a1.get_legend_handles_labels()[0]:
-        a1.legend(fontsize=8, loc="lower right")
-    a2.plot(x, [h["value_corr"] for h in history], "o-", label="value vs result (corr)")
-    a2.plot(x, [h["policy_loss"] for h in history], "^-", label="policy loss")
-    a2.plot(x, [h["value_loss"] for h in history], "v-", label="value loss")
-    a2.set_xlabel("minutes of self-play and training")
-    a2.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
 # ------------------------------------------------------------------------------ the run
 def _check_run_args(rounds: int | None, minutes: float | None) -> None:
     if rounds is None and minutes is None:
@@ -343,30 +256,6 @@ def _check_run_args(rounds: int | None, minutes: float | None) -> None:
                                 or not isinstance(minutes, (int, float))
                                 or not math.isfinite(minutes) or not 0 < minutes <= 10**6):
         raise OptionError(f"minutes must be a finite number in (0, 1000000], got {minutes!r}")
-
-
-def _identity(env_id: str, n: int, options: dict[str, Any], seed: int,
-              cfg: AZSettings) -> dict[str, Any]:
-    from card_envs.core.registry import env_class
-
-    return {"format": STATE_FORMAT, "format_version": STATE_VERSION, "env_id": env_id,
-            "game_version": env_class(env_id).game_class.version, "num_players": n,
-            "options": options, "seed": seed, "settings": cfg.as_dict()}
-
-
-def _refuse_resume(saved: dict[str, Any], want: dict[str, Any], out: Path) -> None:
-    """One line saying what differs between a saved run and the one asked for."""
-    for key in ("format", "format_version", "env_id", "game_version", "num_players",
-                "options", "seed"):
-        if saved.get(key) != want[key]:
-            raise ValueError(f"cannot resume {out}: its {key} is {saved.get(key)!r}, this run "
-                             f"asks for {want[key]!r}")
-    s, w = saved.get("settings") or {}, want["settings"]
-    diff = sorted(k for k in w if s.get(k) != w[k])
-    if diff:
-        k = diff[0]
-        raise ValueError(f"cannot resume {out}: setting {k} was {s.get(k)!r}, now {w[k]!r} "
-                         f"(settings must match; {len(diff)} differ)")
 
 
 def train_az(env_id: str, minutes: float | None = None, rounds: int | None = None,
@@ -405,7 +294,7 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
         raise OptionError(f"init must be 'ppo', 'scratch' or a policy path, got {init!r}")
     out = Path(out_dir)
     state_file = out / "state.json"
-    ident = _identity(env_id, n, options, seed, cfg)
+    ident = run_identity(env_id, n, options, seed, cfg)
     history: list[dict[str, Any]] = []
     if resume:
         if not state_file.is_file():
@@ -414,7 +303,7 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
             saved = json.loads(state_file.read_text())
         except ValueError as e:
             raise ValueError(f"cannot resume {out}: state.json is not JSON ({e})") from None
-        _refuse_resume(saved, ident, out)
+        refuse_resume(saved, ident, out)
         done = int(saved["round"])
         history = json.loads((out / "history.json").read_text())[:done]
         start = load_policy(out / "start.safetensors", env_id, n, options)
@@ -461,9 +350,9 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
         with Workers(cfg.workers, cfg.games, init_msg) as workers:
             if resume:
                 folder = out / "resume" / saved["resume"]
-                _load_optimizer(opt, folder / "optimizer.safetensors")
-                window = [_load_npz(p) for p in sorted(folder.glob("window_*.npz"))]
-                workers.load([_load_npz(p) for p in sorted(folder.glob("selfplay_*.npz"))])
+                load_optimizer(opt, folder / "optimizer.safetensors")
+                window = [load_npz(p) for p in sorted(folder.glob("window_*.npz"))]
+                workers.load([load_npz(p) for p in sorted(folder.glob("selfplay_*.npz"))])
             total = rounds if rounds is not None else None
             bar = tqdm(total=total, initial=done, desc=f"{env_id} {n}p self-play",
                        unit="round", disable=not progress)
@@ -511,16 +400,16 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
                     row.update(_evaluate(env_id, workers, cfg, seed, r, n, search_kw))
                     row["eval_seconds"] = time.perf_counter() - t_ev
                 history.append(row)
-                name = _save_resume(out, r, opt, window, workers.states())
-                _write_json(out / "history.json", history)
-                _write_json(state_file, {**ident, "round": r, "resume": name,
+                name = save_resume(out, r, opt, window, workers.states())
+                write_json(out / "history.json", history)
+                write_json(state_file, {**ident, "round": r, "resume": name,
                                          "current": str(ckpt.relative_to(out)),
                                          "elapsed": elapsed, "command": command})
                 for old in sorted((out / "resume").glob("round_*"))[:-1]:
                     shutil.rmtree(old, ignore_errors=True)
                 done = r
                 try:
-                    _plot(history, out / "learning_curve.png", f"{env_id}, {n} seats: "
+                    plot_history(history, out / "learning_curve.png", f"{env_id}, {n} seats: "
                           "Gumbel AlphaZero self-play")
                 except ImportError:  # matplotlib is the plot extra
                     pass
