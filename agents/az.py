@@ -40,7 +40,6 @@ temperature)``. The agent reads the true state only through its determinizations
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -51,7 +50,7 @@ from card_envs.agents.az_search import BatchSearch, NetEvaluator, game_searcher
 from card_envs.agents.base import Agent, legal_actions
 from card_envs.agents.params import Param, check_params
 from card_envs.agents.ppo import baseline_path
-from card_envs.agents.search import MAX_ITERATIONS, MAX_MS, MAX_NODES
+from card_envs.agents.search import MAX_ITERATIONS, MAX_MS, MAX_NODES, anchored
 from card_envs.agents.weights import WeightsError
 from card_envs.core import kernels as K
 from card_envs.core.manifest import load
@@ -351,16 +350,6 @@ class AZAgent(Agent):
             return int(self.rng.choices(legal.tolist(), weights=(p / p.sum()).tolist())[0])
         best = self._last_action
         if self.anchor > 0.0:
-            g = self.engine.game
-            r = np.array([self.rng.getrandbits(64)], np.uint64)
-            self._mask[:] = action_mask
-            ref = int(self._searcher.rollout_policy(state, g.cfg, int(state[K.CUR]),
-                                                    self._mask, self._obs, r))
-            if ref != best and action_mask[ref]:
-                q = self.last_values
-                if visits[ref] == 0:
-                    return ref
-                margin = self.anchor / math.sqrt(min(visits[ref], visits[best]))
-                if not q[best] - q[ref] > margin:
-                    return ref
+            return anchored(self, self._searcher.rollout_policy, state, action_mask, best,
+                            visits, self.last_values)
         return best

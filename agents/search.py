@@ -265,6 +265,24 @@ def compiled_search(game: Any, policy: Callable[..., int]) -> Callable[..., None
     return module.search
 
 
+def anchored(agent: Any, rollout: Callable[..., int], state: np.ndarray,
+             action_mask: np.ndarray, best: int, visits: np.ndarray, q: np.ndarray) -> int:
+    """The move of a search ``agent`` with an ``anchor`` (``agent.anchor``, ``.rng``,
+    ``.engine`` and its ``_mask``/``_obs`` buffers): the ``rollout`` policy's move (a game's
+    heuristic) unless the search's ``best`` has a mean value ``q`` ahead of it by more than
+    ``anchor / sqrt(min visits)``, or the policy's move was never tried."""
+    r = np.array([agent.rng.getrandbits(64)], np.uint64)
+    agent._mask[:] = action_mask
+    ref = int(rollout(state, agent.engine.game.cfg, int(state[K.CUR]), agent._mask, agent._obs,
+                      r))
+    if ref == best or not action_mask[ref]:
+        return best
+    if visits[ref] == 0:
+        return ref
+    margin = agent.anchor / math.sqrt(min(visits[ref], visits[best]))
+    return best if q[best] - q[ref] > margin else ref
+
+
 class SearchAgent(Agent):
     """MCTS / IS-MCTS for any registered game (module docstring). Parameters (``OptionError``
     outside these ranges, NaN and infinities included):
@@ -462,15 +480,6 @@ class SearchAgent(Agent):
             return int(legal[self.rng.randrange(legal.size)])
         best = int(legal[int(np.argmax(v))])
         if self.anchor > 0.0:
-            g = self.engine.game
-            r = np.array([self.rng.getrandbits(64)], np.uint64)
-            self._mask[:] = action_mask
-            ref = int(type(self).rollout_policy(state, g.cfg, int(state[K.CUR]), self._mask,
-                                                self._obs, r))
-            q = self.last_values
-            if visits[ref] == 0:
-                return ref
-            margin = self.anchor / math.sqrt(min(visits[ref], visits[best]))
-            if not q[best] - q[ref] > margin:
-                return ref
+            return anchored(self, type(self).rollout_policy, state, action_mask, best, visits,
+                            self.last_values)
         return best
