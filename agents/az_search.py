@@ -34,7 +34,6 @@ give the same results (thread counts included).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -375,17 +374,3 @@ class BatchSearch:
             out.append((int(t[ch, ACT]), int(t[ch, VISITS])))
             ch = int(t[ch, SIB])
         return out
-
-
-def check_setting(name: str, value: Any, lo: float, hi: float, integer: bool = False) -> Any:
-    """``value`` if it is a finite number (an integer if ``integer``) in ``[lo, hi]``, else an
-    :class:`OptionError` naming the setting and the range."""
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-    if ok and integer:
-        ok = float(value) == int(value) and not isinstance(value, (float, np.floating)) \
-            or isinstance(value, (int, np.integer))
-    if not ok or not math.isfinite(float(value)) or not lo <= value <= hi:
-        kind = "an integer" if integer else "a number"
-        raise OptionError(f"{name} must be {kind} in [{lo:g}, {hi:g}], got {value!r}")
-    return int(value) if integer else float(value)
-
