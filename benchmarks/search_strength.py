@@ -107,7 +107,9 @@ def play(env_id: str, first: str, other: str, deals: int, seed: int, workers: in
         wall = time.perf_counter() - t0
         folder.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({**res.to_json(), "wall_s": wall}) + "\n")
-    s, o = res[first], res[other]
+    s = res[first]
+    # at 3+ seats the opponent fills the other seats as copies labelled ``#0``, ``#1``...
+    o = res[other] if other in res.labels else res[f"{other}#0"]
     return {"env_id": env_id, "players": players, "agent": first, "opponent": other,
             "games": s.games,
             "win_rate": s.win_rate, "ci95": list(s.ci95), "ms_per_move": s.ms_per_move,

@@ -176,6 +176,25 @@ def test_bad_paths_and_policies_are_refused(tmp_path) -> None:
         check_spec("az:path=/etc/passwd", "slide_v0", allow_files=False)
 
 
+def test_the_shipped_self_play_network_is_the_default_for_its_seat_count() -> None:
+    """Flipology at 3 seats searches with its self-play network (a value per seat); the same
+    file plays alone as ``ppo:path=...`` at 3 seats and is refused at 2."""
+    from card_envs.agents.az import default_network
+
+    path = default_network("flipology_v0", 3)
+    assert path.name == "flipology_v0_3p.safetensors" and path.stat().st_size < 2 * 2**20
+    a = make_agent("az:iterations=16", "flipology_v0", seed=0, num_players=3)
+    assert a.path == str(path) and a.policy.net.value_dim == 3
+    env = card_envs.make_raw("flipology_v0", num_players=3)
+    env.reset(seed=2)
+    assert env.observe(env.agent_selection)["action_mask"][a.act_env(env)] == 1
+    alone = make_agent(f"ppo:path={path}", "flipology_v0", seed=0, num_players=3)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][alone.act(obs["observation"], obs["action_mask"])] == 1
+    with pytest.raises(WeightsError, match="players"):
+        make_agent(f"ppo:path={path}", "flipology_v0", seed=0)
+
+
 def test_names_specs_and_the_play_server() -> None:
     assert "az" in agent_names("flipology_v0")
     a = make_agent("az:iterations=50,c_puct=2,batch=4,determinizations=8", "slide_v0", seed=1)
