@@ -39,7 +39,10 @@ def table(runs: list[tuple[str, list[dict[str, Any]]]]) -> str:
         return f"{r[key]:.3f} [{lo:.2f}, {hi:.2f}]"
 
     for label, hist in runs:
-        last = [r for r in hist if "vs_start" in r][-1]
+        if not hist:
+            continue
+        # the last evaluated round (the last round if none is yet: a run in progress)
+        last = ([r for r in hist if "vs_start" in r] or hist)[-1]
         decisions = sum(r["decisions"] for r in hist)
         busy = sum(r["selfplay_seconds"] for r in hist)
         lines.append(f"{label:<16}{last['round']:>7}{last['elapsed'] / 60:>8.1f}"
