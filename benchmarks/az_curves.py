@@ -76,7 +76,9 @@ def plot(runs: list[tuple[str, list[dict[str, Any]]]], path: Path) -> Path:
     axes[0].set_ylabel("win share")
     axes[0].set_ylim(0, 1)
     axes[1].set_ylim(0, 1)
-    axes[1].axhline(0.5, color="0.6", lw=0.8)
+    for n in sorted({h[0].get("num_players", 2) for _, h in runs if h}):  # fair shares
+        for ax in axes[:2]:
+            ax.axhline(1.0 / n, color="0.6", lw=0.8, ls=":" if n > 2 else "-")
     axes[2].legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
