@@ -1,5 +1,5 @@
 """A trained PPO policy as an arena agent: ``"ppo"`` (the pretrained baseline shipped with the
-package for the game, 2 players), ``"ppo:path/to/final.safetensors"`` (a policy saved by
+package for the game and seat count), ``"ppo:path/to/final.safetensors"`` (a policy saved by
 :func:`card_envs.rl.train_ppo`), ``"ppo:path/to/model.zip"`` (a MaskablePPO model saved by
 stable-baselines3), or ``"ppo:path=...,deterministic=False"``.
 
@@ -9,8 +9,8 @@ a policy saved for another game, game version or player count is refused with a 
 A ``.zip`` needs stable-baselines3 and sb3-contrib (the ``train`` extra) and is loaded by SB3,
 which unpickles parts of it: load only files you trust. The baselines (the package data
 ``card_envs/agents/data/ppo/``, the folder ``agents/data/ppo/`` of the repository):
-``<env_id>.safetensors``, each with a ``.json`` beside it saying how it was trained (command,
-seed, settings, evaluation).
+``<env_id>.safetensors`` (2 seats) and ``<env_id>_<n>p.safetensors`` (``n`` seats), each with a
+``.json`` beside it saying how it was trained (command, seed, settings, evaluation).
 """
 
 from __future__ import annotations
@@ -29,13 +29,16 @@ BASELINES = Path(__file__).resolve().parent / "data" / "ppo"
 
 
 def baseline_path(env_id: str, num_players: int = 2) -> Path:
-    """The pretrained baseline of ``env_id`` shipped with the package (2 players);
-    ``ValueError`` if there is none for that game and player count."""
-    path = BASELINES / f"{env_id}.safetensors"
-    if num_players != 2 or not path.is_file():
-        have = sorted(p.stem for p in BASELINES.glob("*.safetensors"))
+    """The pretrained baseline of ``env_id`` for ``num_players`` seats shipped with the package
+    (``<env_id>.safetensors`` at 2 seats, ``<env_id>_<n>p.safetensors`` at ``n``);
+    ``ValueError`` naming what is shipped if there is none."""
+    name = env_id if num_players == 2 else f"{env_id}_{num_players}p"
+    path = BASELINES / f"{name}.safetensors"
+    if not path.is_file():
+        have = sorted(p.stem for p in BASELINES.glob(f"{env_id}*.safetensors"))
+        seats = sorted(2 if h == env_id else int(h.rsplit("_", 1)[1][:-1]) for h in have)
         raise ValueError(f"no pretrained ppo baseline for {env_id} with {num_players} players "
-                         f"(shipped: {', '.join(have) or 'none'}, 2 players each); give a "
+                         f"(shipped for {', '.join(map(str, seats)) or 'no'} players); give a "
                          "model: 'ppo:path/to/final.safetensors'")
     return path
 

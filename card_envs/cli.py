@@ -1,4 +1,4 @@
-"""Command line: ``card-envs arena | record | replay | play`` (the arena also as
+"""Command line: ``card-envs arena | record | replay | play | benchmark`` (the arena also as
 ``python examples/arena.py ...``).
 
     card-envs arena --game slide --agents random,heuristic --games 200
@@ -24,6 +24,12 @@ pay for starting worker processes (:func:`card_envs.arena.runner.auto_workers`).
 game); ``replay`` turns a replay into one self-contained HTML page; ``play`` serves a page on
 127.0.0.1 where you play against agents (the ``ui`` extra: Starlette and uvicorn). Guide:
 ``docs/ui.md``.
+
+    card-envs benchmark --agent heuristic --quick --workers 2 --json report.json
+    card-envs benchmark --check report.json
+
+``benchmark`` runs the fixed protocol of :mod:`card_envs.benchmark` for one agent (guide:
+``docs/benchmark.md``).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from card_envs.agents.registry import check_spec
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
 from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
 from card_envs.arena.warmup import notice_label
+from card_envs.benchmark import cli as bench_cli
 from card_envs.core import replay
 from card_envs.core.checks import check_nesting, short_repr
 from card_envs.core.errors import CardEnvError
@@ -414,6 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help=PLAY_HELP, description=PLAY_HELP)
     add_play_arguments(play)
     play.set_defaults(run=run_play_command)
+    bench = sub.add_parser("benchmark", help=bench_cli.HELP, description=bench_cli.HELP)
+    bench_cli.add_arguments(bench)
+    bench.set_defaults(run=lambda args: bench_cli.run_command(args, fail, _error_prog(args)))
     return ap
 
 

@@ -2,9 +2,10 @@
 
 ``card_envs.draw`` / ``card_envs.threads`` (utilities that import nothing of ours) ->
 ``card_envs.core`` -> ``card_envs.<game>`` -> ``card_envs.agents`` -> ``card_envs.arena`` ->
-``card_envs.rl`` -> ``card_envs.cli`` (``card_envs.testing`` sits on the core and the games,
-beside the agents). ``card_envs.agents`` is the folder ``agents/`` of the repository, installed
-under that name (``pyproject.toml``); the deprecated top-level alias ``agents`` counts as it.
+``card_envs.rl`` / ``card_envs.benchmark`` -> ``card_envs.cli`` (``card_envs.testing`` sits on
+the core and the games, beside the agents). ``card_envs.agents`` is the folder ``agents/`` of the
+repository, installed under that name (``pyproject.toml``); the deprecated top-level alias
+``agents`` counts as it.
 
 Every import statement of the package is read from the source (also those deferred into
 functions, which hide a loop at import time, and those under ``if TYPE_CHECKING:``, which hide
@@ -34,7 +35,9 @@ ALLOWED: dict[str, set[str]] = {
     "arena": {"util", "core", "game", "agents", "arena"},
     "rl": {"util", "core", "game", "agents", "arena", "rl"},
     "ui": {"util", "core", "game", "agents", "arena", "ui"},
-    "cli": {"util", "core", "game", "agents", "arena", "rl", "ui", "cli", "testing"},
+    "benchmark": {"util", "core", "game", "agents", "arena", "benchmark"},
+    "cli": {"util", "core", "game", "agents", "arena", "rl", "ui", "benchmark", "cli",
+            "testing"},
 }
 UTIL = ("draw", "threads")
 
@@ -52,7 +55,7 @@ def layer(module: str) -> tuple[str, str] | None:
         return "game", parts[1]
     if parts[1] in UTIL:
         return "util", ""
-    if parts[1] in ("testing", "arena", "rl", "ui", "cli"):
+    if parts[1] in ("testing", "arena", "rl", "ui", "benchmark", "cli"):
         return parts[1], ""
     # a module alias registered by the package (card_envs.slide_v0, card_envs.vector)
     return "core", ""
