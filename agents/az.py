@@ -11,8 +11,8 @@ of seats: the batched search of :mod:`card_envs.agents.az_search` with a batch o
 :class:`~card_envs.agents.net.NetPolicy`). The default is the game's shipped self-play network
 (``card_envs/agents/data/az/<env_id>.safetensors``, ``<env_id>_<n>p.safetensors`` for ``n``
 seats, trained by :func:`card_envs.rl.az.train_az`; shipped: Flipology at 3 seats), else its
-PPO baseline (2 seats: there the PPO networks measure stronger than the self-play runs so
-far). A self-play network's value head gives every seat's expected share of the win; a PPO
+PPO baseline for that seat count (2, 3 and 4 seats; at 2 seats the PPO networks measure
+stronger than the self-play runs so far). A self-play network's value head gives every seat's expected share of the win; a PPO
 network's scalar value ``v`` (the return of the ``win`` reward mode, its reward shaping added
 back from the training record beside the weights) reads as ``share = 0.5 + value_scale * v``
 for the seat to act, the rest shared by the others.
@@ -65,7 +65,8 @@ AZ_NETWORKS = Path(__file__).resolve().parent / "data" / "az"
 
 def default_network(env_id: str, num_players: int = 2) -> Path:
     """The network ``az`` searches with by default: the shipped self-play network of the game
-    and seat count, else the PPO baseline (2 seats); ``ValueError`` if there is neither."""
+    and seat count, else the PPO baseline of that seat count; ``ValueError`` if there is
+    neither."""
     env_id = resolve_env_id(env_id)
     name = env_id if num_players == 2 else f"{env_id}_{num_players}p"
     path = AZ_NETWORKS / f"{name}.safetensors"
@@ -76,7 +77,7 @@ def default_network(env_id: str, num_players: int = 2) -> Path:
     except ValueError:
         have = sorted(p.stem for p in AZ_NETWORKS.glob("*.safetensors"))
         raise ValueError(f"no network for {env_id} with {num_players} players (shipped az "
-                         f"networks: {', '.join(have) or 'none'}; PPO baselines: 2 players); "
+                         f"networks: {', '.join(have) or 'none'}; PPO baselines: 2-4 players); "
                          "give one: 'az:path=path/to/final.safetensors'") from None
 
 

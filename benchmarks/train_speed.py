@@ -15,6 +15,11 @@ meanwhile (above 0.25 the row is flagged). Writes ``benchmarks/results/train_spe
 (machine, versions, every figure) and, with ``--docs``, the table and a bar chart into
 ``docs/training.md`` / ``docs/images/train_speed.png``.
 
+``--players 2,3,4`` trains every game at each seat count in turn (one game's runs back to
+back, so they share the machine's state) and adds the column ``vs 2 seats``: the seat count's
+env steps/s over the same game's 2-seat run (goal >= 0.8); ``--docs`` then writes the table
+between ``<!-- train_speed_seats:start/end -->``.
+
 ``--from-json PATH --docs`` writes the docs from a results file of an earlier run.
 ``--from DIR`` trains nothing: it tabulates finished runs ``DIR/<game>/`` (their
 ``summary.json`` and last ``history.json`` row: the figures a run measured over its own whole
@@ -73,16 +78,18 @@ def engine_rate(env_id: str, num_envs: int, seconds: float) -> float:
 
 
 def run_game(env_id: str, minutes: float, eval_games: int, anchor_s: float,
-             out: Path) -> dict[str, Any]:
+             out: Path, players: int = 2) -> dict[str, Any]:
     from card_envs.rl import PPO_DEFAULTS, train_ppo
 
     anchor = engine_rate(env_id, PPO_DEFAULTS["num_envs"], anchor_s)
     probe, own0, t0 = _load_probe(), time.process_time(), time.perf_counter()
-    res = train_ppo(env_id, minutes=minutes, out_dir=out / env_id, progress=True,
+    res = train_ppo(env_id, minutes=minutes, out_dir=out / f"{env_id}_{players}p",
+                    progress=True, players=players,
                     settings={"eval_games": eval_games, "evals": 1}, overwrite=True)
     load = _other_load(probe, own0, time.perf_counter() - t0)
     f = res.final
-    return {"env_id": env_id, "minutes": minutes, "env_steps": res.env_steps,
+    return {"env_id": env_id, "players": players, "minutes": minutes,
+            "env_steps": res.env_steps,
             "learner_steps": res.learner_steps, "updates": res.updates,
             "wall_seconds": round(res.wall_seconds, 2),
             "rollout_seconds": round(res.rollout_seconds, 2),
@@ -133,6 +140,24 @@ def table(rows: list[dict[str, Any]]) -> str:
                      f"{r['rollout_seconds']:.0f} / {r['update_seconds']:.0f} | "
                      f"{r['engine_steps_per_s']:,.0f} | {r['train_over_engine']:.3f} | {prof} | "
                      f"{load} |")
+    return "\n".join(lines)
+
+
+def table_seats(rows: list[dict[str, Any]]) -> str:
+    """Env steps/s per game and seat count, and each over the same game's 2-seat run."""
+    seats = sorted({r.get("players", 2) for r in rows})
+    lines = ["| game | " + " | ".join(f"{n} seats (steps/s)" for n in seats) + " | "
+             + " | ".join(f"{n} / 2 seats" for n in seats if n != 2) + " | other load |",
+             "|" + "---|" * (2 * len(seats) + 1)]
+    for env_id in dict.fromkeys(r["env_id"] for r in rows):
+        by = {r.get("players", 2): r for r in rows if r["env_id"] == env_id}
+        two = by.get(2, {}).get("env_steps_per_s")
+        rates = [f"{by[n]['env_steps_per_s']:,.0f}" if n in by else "" for n in seats]
+        ratios = [f"**{by[n]['env_steps_per_s'] / two:.2f}**" if n in by and two else ""
+                  for n in seats if n != 2]
+        loads = [r["other_load"] for r in by.values() if r["other_load"] is not None]
+        lines.append(f"| {env_id} | " + " | ".join(rates + ratios)
+                     + f" | {max(loads) if loads else '?'} |")
     return "\n".join(lines)
 
 
@@ -187,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minutes", type=float, default=2.0)
     ap.add_argument("--eval-games", type=int, default=100)
     ap.add_argument("--anchor-seconds", type=float, default=2.0)
+    ap.add_argument("--players", default="2",
+                    help="seat counts, comma separated (e.g. 2,3,4: each game at each)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     ap.add_argument("--docs", action="store_true", help="update docs/training.md and the chart")
     ap.add_argument("--from", dest="from_dir", default=None,
@@ -205,24 +232,39 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.minutes <= 60 or not 0 <= args.eval_games <= 10_000:
         ap.error("--minutes in (0, 60], --eval-games in 0..10000")
     games = [resolve_env_id(g) for g in args.games.split(",") if g]
+    seats = [int(x) for x in args.players.split(",") if x]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for g in games:
             if args.from_dir:
                 rows.append(from_run(g, Path(args.from_dir), args.anchor_seconds))
-            else:
+                print(table(rows[-1:]).splitlines()[-1], flush=True)
+                continue
+            for n in seats:
                 rows.append(run_game(g, args.minutes, args.eval_games, args.anchor_seconds,
-                                     Path(tmp)))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
+                                     Path(tmp), n))
+                print(f"{n} seats: " + table(rows[-1:]).splitlines()[-1], flush=True)
     utc = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     meta = {"utc": utc, "machine": machine_info(), "versions": versions()}
-    print("\n" + table(rows))
+    print("\n" + (table(rows) if seats == [2] else table_seats(rows)))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"train_speed-{utc}.json"
     path.write_text(json.dumps({**meta, "args": vars(args), "rows": rows}, indent=1))
     print(f"\nwrote {path}")
-    if args.docs:
+    if args.docs and seats != [2]:
+        doc = ROOT / "docs" / "training.md"
+        block = (f"<!-- train_speed_seats:start -->\n`python benchmarks/train_speed.py "
+                 f"--players {args.players} --minutes {args.minutes:g}` on "
+                 f"{meta['machine'].get('cpu_count')} CPU cores:\n\n{table_seats(rows)}\n"
+                 "<!-- train_speed_seats:end -->")
+        text, n = re.subn(r"<!-- train_speed_seats:start -->.*?<!-- train_speed_seats:end -->",
+                          block, doc.read_text(), flags=re.S)
+        if not n:
+            raise SystemExit("docs/training.md has no <!-- train_speed_seats:start/end -->")
+        doc.write_text(text)
+        print("updated docs/training.md")
+    elif args.docs:
         write_docs(rows, meta, _command(vars(args)))
         print("updated docs/training.md and docs/images/train_speed.png")
     return 0

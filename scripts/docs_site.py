@@ -6,8 +6,9 @@
   pretrained baseline's arena results (read from ``agents/data/ppo/<env_id>.json``) and links
   to the rules. ``games/index.md`` lists the games; the nav's ``Games`` and ``Rules``
   sections are filled from the registry, so a registered game gets its pages with no edit.
-* ``<!-- readme: Title | Title -->`` in a page is replaced by those sections of README.md and
-  ``<!-- games-table -->`` by the table of games.
+* ``<!-- readme: Title | Title -->`` in a page is replaced by those sections of README.md,
+  ``<!-- games-table -->`` by the table of games and ``<!-- leaderboard -->`` by the
+  benchmark leaderboard made from the reports shipped in ``card_envs/benchmark/data/``.
 * :class:`ApiDocs`, a griffe extension (``mkdocs.yml``: mkdocstrings ``extensions``), turns
   the docstrings' reStructuredText habits (``literal``, roles, ``>>>`` examples, simple
   tables) into Markdown for the API reference and finds ``card_envs.agents`` in ``agents/``.
@@ -28,6 +29,7 @@ from card_envs.core.registry import manifests
 
 ROOT = Path(__file__).resolve().parents[1]
 README_MARK = re.compile(r"<!-- readme: (.+?) -->")
+LEADERBOARD_MARK = "<!-- leaderboard -->"
 GAMES_MARK = "<!-- games-table -->"
 FILE_MARK = re.compile(r"<!-- file: (cluster/[\w.-]+\.yaml) -->")
 CLUSTER_DIR = ROOT / "docs" / "cluster"
@@ -252,6 +254,31 @@ def _facts(cls: type, m: Any) -> list[str]:
     ]
 
 
+def seats_strength(m: Any) -> list[str]:
+    """The 3- and 4-seat baselines' win shares against ``n - 1`` heuristics, with
+    ``mcts:ms=200`` in the same seat beside them."""
+    rows = []
+    for n in (3, 4):
+        path = ROOT / "agents" / "data" / "ppo" / f"{m.env_id}_{n}p.json"
+        if not path.is_file():
+            continue
+        arena = json.loads(path.read_text()).get("arena") or {}
+        for key, who in (("heuristic", "ppo"), ("mcts:ms=200 vs heuristic", "mcts:ms=200")):
+            r = arena.get(key)
+            if r is None:
+                continue
+            cmd = (f"card-envs arena --game {m.name} --agents {who}" + ",heuristic" * (n - 1)
+                   + f" --players {n} --games {r['games']} --seed {r['seed']}")
+            rows.append(f"| {n} | `{who}` | **{r['win_rate']:.3f}** [{r['ci_low']:.3f}, "
+                        f"{r['ci_high']:.3f}] | {1 / n:.3f} | {r['games']} | `{cmd}` |")
+    if not rows:
+        return []
+    return ["At 3 and 4 seats `ppo` loads the network trained at that seat count "
+            f"(`{m.env_id}_<n>p.safetensors`). Win share against `n - 1` heuristics:", "",
+            "| seats | agent | win share (95% CI) | fair share | games | reproduce |",
+            "|---|---|---|---|---|---|", *rows, ""]
+
+
 def strength(m: Any) -> list[str]:
     """The shipped PPO baseline's measured arena results, as recorded beside its weights."""
     path = ROOT / "agents" / "data" / "ppo" / f"{m.env_id}.json"
@@ -283,6 +310,7 @@ def strength(m: Any) -> list[str]:
                     f"(../images/training/{m.env_id}.png)", ""]
     else:
         out += ["No pretrained baseline is shipped for this game.", ""]
+    out += seats_strength(m)
     out += [f"The search agent against the heuristic: `python benchmarks/ladder.py` plays "
             f"`{m.bench.ladder_budget}` against `heuristic` (target: "
             f"{m.bench.ladder_target}) and prints the table.", ""]
@@ -479,6 +507,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown)
     markdown = README_MARK.sub(
         lambda m: readme_sections([t.strip() for t in m.group(1).split("|")]), markdown)
+    if LEADERBOARD_MARK in markdown:
+        from card_envs.benchmark import markdown as leaderboard
+
+        markdown = markdown.replace(LEADERBOARD_MARK, leaderboard())
     if GAMES_MARK in markdown:
         base = "../" * page.file.src_uri.count("/")
         markdown = markdown.replace(GAMES_MARK, games_table(base))

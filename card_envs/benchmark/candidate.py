@@ -65,8 +65,11 @@ def _from_object(obj: Any, label: str, spec: str | None) -> Candidate:
                           f"{type(obj).__name__} (an agent instance plays one game and seat "
                           "count: pass its class)")
     files = {}
-    src = inspect.getsourcefile(obj) if not isinstance(obj, type) or obj.__module__ != "__main__" \
-        else None
+    try:
+        src = None if getattr(obj, "__module__", None) == "__main__" else \
+            inspect.getsourcefile(obj)
+    except TypeError:  # a built-in or a C extension: no source file to hash
+        src = None
     if src and Path(src).is_file():
         files[Path(src).name] = sha256_file(src)
     return Candidate(label, spec, build, files)

@@ -72,6 +72,9 @@ def run_command(args: argparse.Namespace, fail: Callable[..., int], prog: str) -
     except (ValueError, TypeError, OSError) as e:
         return fail(prog, e)
     print(res.table())
+    resumed = sum(r["games"] for r in res.rows) - res.played
+    print(f"\n{res.played} games played in {res.elapsed:.0f} s with {args.workers} worker(s)"
+          + (f", {resumed} resumed from saved tables" if resumed else ""))
     if args.json:
         print(f"\nreport: {args.json}   replay it: card-envs benchmark --check {args.json}",
               file=sys.stdout)

@@ -19,7 +19,7 @@ REPORTS = Path(__file__).resolve().parent / "data"
 AGENTS = {
     "random": "card-envs benchmark --agent random --workers 2",
     "heuristic": "card-envs benchmark --agent heuristic --workers 2",
-    "mcts:iterations=200": "card-envs benchmark --agent mcts:iterations=200 --workers 2",
+    "mcts:iterations=200": "card-envs benchmark --agent mcts:iterations=200 --quick --workers 2",
     "mcts:iterations=1000": "card-envs benchmark --agent mcts:iterations=1000 --quick --workers 2",
     "ppo": "card-envs benchmark --agent ppo --workers 2",
     "az": "card-envs benchmark --agent az --quick --workers 2",

@@ -41,6 +41,8 @@ class BenchmarkResult:
 
     report: dict[str, Any]
     seconds: dict[str, float]
+    elapsed: float = 0.0  # wall seconds of this call (tables played here; resumed ones: 0)
+    played: int = 0  # games played by this call (not resumed from saved tables)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -143,8 +145,11 @@ def run(agent: Any, mode: str = "full", games: list[str] | None = None,
     ``json_path``. Finished tables are saved under ``cache_dir`` (default
     ``~/.cache/card-envs/benchmark/``) so the same call resumes after an interruption
     (``resume=False``: play everything again)."""
+    import time
+
     from card_envs.core.progress import tqdm_class
 
+    t_start = time.perf_counter()
     workers = _check_workers(workers)
     limit = _check_limit(move_limit)
     todo = tables(mode, games, seats)
@@ -179,8 +184,6 @@ def run(agent: Any, mode: str = "full", games: list[str] | None = None,
 
     try:
         if workers == 1:
-            import time
-
             for i in left:
                 t = todo[i]
                 bar.set_description(f"{t.env_id.removesuffix('_v0')} {t.players}p "
@@ -205,7 +208,7 @@ def run(agent: Any, mode: str = "full", games: list[str] | None = None,
            "rating": report.rating(ordered, ladder_ratings())}
     if json_path is not None:
         write_text_atomic(json_path, report.dumps(rep))
-    return BenchmarkResult(rep, seconds)
+    return BenchmarkResult(rep, seconds, time.perf_counter() - t_start, total)
 
 
 def _preflight(cand: Candidate, todo: list[Table]) -> None:

@@ -71,20 +71,27 @@ def test_a_run_reports_every_table_with_intervals_and_is_deterministic(tmp_path:
     assert "isflak | 2 |" in res.table()
 
 
-def test_report_bytes_equal_across_processes_and_worker_counts(tmp_path: Path) -> None:
-    """``card-envs benchmark --agent heuristic --quick`` in two processes, one with 1 worker
-    and one with 2, on two games at every seat count (the whole quick protocol: the stress
-    test below)."""
+def _two_processes(tmp_path: Path, *extra: str) -> list[bytes]:
+    """The report of ``card-envs benchmark --agent heuristic --quick EXTRA`` from two processes,
+    one with 1 worker, one with 2 (separate caches, so both play every table)."""
     outs = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}.json"
         env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / f"cache{workers}"))
         proc = subprocess.run(
             [sys.executable, "-m", "card_envs.cli", "benchmark", "--agent", "heuristic",
-             "--quick", "--games", "isflak,flipology", "--workers", str(workers), "--json",
-             str(out), "--no-progress"], capture_output=True, text=True, env=env, timeout=600)
+             "--quick", *extra, "--workers", str(workers), "--json", str(out),
+             "--no-progress"], capture_output=True, text=True, env=env, timeout=3600)
         assert proc.returncode == 0, proc.stderr[-2000:]
         outs.append(out.read_bytes())
+    return outs
+
+
+def test_report_bytes_equal_across_processes_and_worker_counts(tmp_path: Path) -> None:
+    """``card-envs benchmark --agent heuristic --quick`` in two processes, one with 1 worker
+    and one with 2, on two games at every seat count (the whole quick protocol: the stress
+    test below)."""
+    outs = _two_processes(tmp_path, "--games", "isflak,flipology")
     assert outs[0] == outs[1]
     rep = json.loads(outs[0])
     assert {(r["env_id"], r["players"]) for r in rep["rows"]} == {
@@ -93,16 +100,7 @@ def test_report_bytes_equal_across_processes_and_worker_counts(tmp_path: Path) -
 
 @pytest.mark.stress
 def test_the_whole_quick_protocol_is_byte_identical(tmp_path: Path) -> None:
-    outs = []
-    for workers in (1, 2):
-        out = tmp_path / f"w{workers}.json"
-        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / f"cache{workers}"))
-        proc = subprocess.run(
-            [sys.executable, "-m", "card_envs.cli", "benchmark", "--agent", "heuristic",
-             "--quick", "--workers", str(workers), "--json", str(out), "--no-progress"],
-            capture_output=True, text=True, env=env, timeout=3600)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        outs.append(out.read_bytes())
+    outs = _two_processes(tmp_path)
     assert outs[0] == outs[1]
 
 

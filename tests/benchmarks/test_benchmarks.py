@@ -133,19 +133,21 @@ def test_thread_tuner_follows_the_faster_count(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_train_speed_script_smoke(tmp_path: Path) -> None:
-    """benchmarks/train_speed.py trains, measures its anchor, writes its JSON; --from tabulates
-    a finished run."""
+    """benchmarks/train_speed.py trains at each seat count given, measures its anchor, writes
+    its JSON and the seat-count table (3 seats over 2)."""
     pytest.importorskip("torch")
     cmd = [sys.executable, str(BENCHMARKS / "train_speed.py"), "--games", "slide",
            "--minutes", "0.05", "--eval-games", "0", "--anchor-seconds", "0.2",
-           "--out", str(tmp_path)]
+           "--players", "2,3", "--out", str(tmp_path)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
-    assert "| slide_v0 |" in run.stdout
+    assert "| slide_v0 |" in run.stdout and "3 / 2 seats" in run.stdout
     (path,) = tmp_path.glob("train_speed-*.json")
     d = json.loads(path.read_text())
-    (row,) = d["rows"]
+    two, three = d["rows"]
+    assert (two["players"], three["players"]) == (2, 3)
     assert {"machine", "versions"} <= set(d)
+    row = three
     assert row["env_steps_per_s"] > 0 and row["engine_steps_per_s"] > 0
     assert set(row["profile"]) == {"engine", "features", "forward", "sampling", "buffer",
                                    "update", "opponents"}

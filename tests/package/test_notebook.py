@@ -1,4 +1,6 @@
-"""The quick-start notebook runs end to end (15 s of training) and its PPO agent beats random.
+"""The notebooks run end to end: the quick start (15 s of training; its PPO agent beats random)
+and the benchmark of a user-written agent (two games at 2 and 3 seats, plotted against the
+leaderboard).
 
 The notebook is executed with nbclient in a kernel that runs *this* interpreter: a temporary
 kernelspec (``argv[0] = sys.executable``) on ``JUPYTER_PATH``, so neither a ``python3`` kernel
@@ -21,6 +23,7 @@ pytest.importorskip("matplotlib", reason="plot extra")
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "notebooks" / "quickstart.ipynb"
+BENCH_NOTEBOOK = ROOT / "examples" / "notebooks" / "benchmark.ipynb"
 KERNEL = "card-envs-test-python"
 
 
@@ -39,8 +42,9 @@ def _text(cell: dict) -> str:
                    if o.get("output_type") == "stream" and o.get("name") == "stdout")
 
 
-def test_notebook_outputs_are_cleared() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+@pytest.mark.parametrize("path", [NOTEBOOK, BENCH_NOTEBOOK], ids=lambda p: p.stem)
+def test_notebook_outputs_are_cleared(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -70,3 +74,22 @@ def test_quickstart_notebook_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     m = re.search(r"PPO win rate vs random: ([0-9.]+)", _text(code[-2]))
     assert m, _text(code[-2])
     assert float(m.group(1)) > 0.5
+
+
+def test_benchmark_notebook_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUPYTER_PATH", str(_kernelspec(tmp_path)))
+    monkeypatch.setenv("BENCHMARK_GAMES", "isflak,flipology")
+    monkeypatch.setenv("BENCHMARK_SEATS", "2,3")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    nb = nbformat.read(BENCH_NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=600,
+                                     resources={"metadata": {"path": str(ROOT)}})
+    client.execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    out = "".join(_text(c) for c in code)
+    assert "benchmark of sometimes_random" in out or "benchmark of SometimesRandom" in out, out
+    for game in ("isflak | 2 |", "isflak | 3 |", "flipology | 2 |", "flipology | 3 |"):
+        assert game in out
+    assert "rating:" in out
+    assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs)

@@ -152,7 +152,7 @@ def test_run_arguments_are_checked(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="games"):
         train_az("slide_v0", rounds=1, out_dir=out, settings={"games": 1, "workers": 2})
     with pytest.raises(ValueError, match="no pretrained ppo baseline"):
-        train_az("slide_v0", rounds=1, out_dir=out, num_players=3, init="ppo", settings=SMALL)
+        train_az("slide_v0", rounds=1, out_dir=out, num_players=5, init="ppo", settings=SMALL)
     with pytest.raises(FileNotFoundError, match="init"):
         train_az("slide_v0", rounds=1, out_dir=out, init=str(tmp_path / "none"),
                  settings=SMALL)
