@@ -18,15 +18,15 @@ the protocol's seed exactly as in the arena (:func:`card_envs.arena.deal_seed`,
 :func:`~card_envs.arena.agent_seed`).
 
 **Numbers.** Per table: the candidate's win share (a win shared by ``k`` seats counts ``1/k``)
-with its 95% Wilson interval, the share per seat, mean points with a 95% normal interval, and
-the pairwise score (per game and opponent: 1 if the candidate finished ahead, 1/2 level, 0
-behind). Per game: a **normalised score** ``(share - random) / (heuristic - random)`` of the
-share against ``n - 1`` heuristics, with the shares random and the heuristic themselves take at
-that table written down in :data:`~.protocol.REFERENCE` (0 plays like random, 1 like the
-heuristic). One **rating** over every game and seat count: a Bradley-Terry model of the
-pairwise results on the Elo scale, random at 0 (:mod:`~.rating`); the ladder's ratings are the
-joint fit of the reports shipped with the package (:mod:`~.leaderboard`), held fixed while the
-candidate's rating and its 95% interval are fitted.
+with its 95% Wilson interval, the share per seat (with its interval), mean points with a 95%
+normal interval, and the pairwise score (per game and opponent: 1 if the candidate finished
+ahead, 1/2 level, 0 behind). Per game: a **normalised score** ``(share - random) / (heuristic -
+random)`` of the share against ``n - 1`` heuristics, with the shares random and the heuristic
+themselves take at that table written down in :data:`~.protocol.REFERENCE` (0 plays like random,
+1 like the heuristic). One **rating** over every game and seat count: a Bradley-Terry model of
+the pairwise results on the Elo scale, random at 0 (:mod:`~.rating`); the ladder's ratings are
+the joint fit of the reports shipped with the package (:mod:`~.leaderboard`), held fixed while
+the candidate's rating and its 95% interval are fitted.
 
 **Candidates.** A built-in spec (``"mcts:iterations=800"``, ``"ppo:path=run/final.safetensors"``),
 ``"module:Name"`` / ``"file.py:Name"`` naming an :class:`~card_envs.agents.Agent` subclass or a

@@ -57,6 +57,8 @@ def table_row(table: Table, records: list[dict[str, Any]], files: dict[str, str]
             "seed": table.seed, "deals": table.deals, "games": games,
             "win_share": _r(share), "ci95": [_r(lo), _r(hi)],
             "seat_win_share": [_r(w / g) if g else None for w, g in zip(wins, seat_games)],
+            "seat_ci95": [[_r(x) for x in wilson_interval(w, g)] if g else None
+                          for w, g in zip(wins, seat_games)],
             "mean_points": _r(mean),
             "points_ci95": None if pci is None else [_r(pci[0]), _r(pci[1])],
             "pair_score": _r(score), "pairs": int(pairs),
@@ -104,8 +106,8 @@ def rating(rows: list[dict[str, Any]], ladder: dict[str, float]) -> dict[str, An
 TOP = ("format", "format_version", "protocol", "mode", "complete", "candidate", "versions",
        "move_limit_s", "rows", "normalised", "rating")
 ROW = ("env_id", "players", "opponent", "seed", "deals", "games", "win_share", "ci95",
-       "seat_win_share", "mean_points", "points_ci95", "pair_score", "pairs", "forfeits",
-       "forfeit_reasons", "candidate_files", "digest")
+       "seat_win_share", "seat_ci95", "mean_points", "points_ci95", "pair_score", "pairs",
+       "forfeits", "forfeit_reasons", "candidate_files", "digest")
 
 
 def _fail(where: str, what: str) -> StateDictError:
@@ -223,6 +225,14 @@ def check_row(row: Any, where: str) -> None:
             raise _fail(f"{where}.{key}", f"expected a list of {n}")
         for x in v:
             _num(x, f"{where}.{key}", none=key == "seat_win_share")
+    seat_ci = row["seat_ci95"]
+    if not isinstance(seat_ci, list) or len(seat_ci) != row["players"]:
+        raise _fail(f"{where}.seat_ci95", f"expected a list of {row['players']}")
+    for pair in seat_ci:
+        if pair is not None and (not isinstance(pair, list) or len(pair) != 2):
+            raise _fail(f"{where}.seat_ci95", "expected [low, high] pairs")
+        for x in pair or ():
+            _num(x, f"{where}.seat_ci95", 0.0, 1.0)
     if not isinstance(row["forfeit_reasons"], list) or len(row["forfeit_reasons"]) > MAX_REASONS:
         raise _fail(f"{where}.forfeit_reasons", f"expected at most {MAX_REASONS} texts")
     for t in row["forfeit_reasons"]:
