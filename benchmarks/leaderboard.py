@@ -15,7 +15,8 @@ Runs ``card-envs benchmark`` for every built-in agent of
 3. makes every report again from the saved tables (nothing is replayed: the protocol resumes
    from its cache) in a fresh process, so each carries the final normalised scores and rating.
 
-The docs page ``docs/benchmark.md`` renders the shipped reports at build time.
+The docs page ``docs/benchmark.md`` renders the shipped reports at build time; the ratings chart
+``docs/images/leaderboard.png`` is drawn here.
 """
 
 from __future__ import annotations
@@ -111,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     for a in AGENTS:  # again from the saved tables: the final reference and ladder
         if (DATA / f"{report_name(a)}.json").is_file():
             shutil.copyfile(run(a, AGENTS[a], out, False), DATA / f"{report_name(a)}.json")
-    subprocess.run([sys.executable, "-c", "from card_envs.benchmark import markdown; "
-                    "print(markdown())"], check=True)
+    subprocess.run([sys.executable, "-c", "from card_envs.benchmark import markdown, plot; "
+                    "print(markdown()); plot(path='docs/images/leaderboard.png')"],
+                   check=True, cwd=ROOT)
     return 0
 
 

@@ -116,11 +116,12 @@ def markdown(reports: Sequence[dict[str, Any]] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(candidate: dict[str, Any] | Any, path: str | Path | None = None,
+def plot(candidate: dict[str, Any] | Any | None = None, path: str | Path | None = None,
          reports: Sequence[dict[str, Any]] | None = None) -> Any:
     """A bar chart of ratings with their 95% intervals: the leaderboard's agents and
-    ``candidate`` (a report, or a :class:`~card_envs.benchmark.run.BenchmarkResult`)
-    highlighted. Saved to ``path`` when given; returns the matplotlib figure."""
+    ``candidate`` (a report, or a :class:`~card_envs.benchmark.run.BenchmarkResult`; none:
+    the leaderboard alone) highlighted. Saved to ``path`` when given; returns the matplotlib
+    figure."""
     import matplotlib
 
     if path is not None:
@@ -128,15 +129,15 @@ def plot(candidate: dict[str, Any] | Any, path: str | Path | None = None,
     import matplotlib.pyplot as plt
 
     cand = getattr(candidate, "report", candidate)
+    mine = None if cand is None else cand["candidate"]["label"]
     reps = [r for r in (shipped() if reports is None else reports)
-            if r["candidate"]["label"] != cand["candidate"]["label"]] + [cand]
+            if r["candidate"]["label"] != mine] + ([cand] if cand is not None else [])
     reps = [r for r in reps if r["rating"] is not None]
     reps.sort(key=lambda r: r["rating"]["elo"])
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(reps) + 1.2))
     for y, rep in enumerate(reps):
         rt = rep["rating"]
-        mine = rep is cand
-        ax.barh(y, rt["elo"], color="#d62728" if mine else "#1f77b4", alpha=0.85)
+        ax.barh(y, rt["elo"], color="#d62728" if rep is cand else "#1f77b4", alpha=0.85)
         ax.errorbar(rt["elo"], y, xerr=[[rt["elo"] - rt["ci95"][0]], [rt["ci95"][1] - rt["elo"]]],
                     color="black", capsize=3)
     ax.set_yticks(range(len(reps)), [r["candidate"]["label"] for r in reps])

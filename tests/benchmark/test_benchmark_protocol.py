@@ -263,3 +263,15 @@ def test_bradley_terry_recovers_known_strengths() -> None:
     assert rating.fit_one({}, ladder) is None
     # an agent that never loses still gets a finite rating
     assert math.isfinite(rating.fit([("x", "random", 50.0, 50.0)])["x"])
+
+
+def test_leaderboard_markdown_and_plot(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    rep = _report(tmp_path)
+    rep["rating"] = {"elo": 10.0, "ci95": [0.0, 20.0], "pairs": 36, "ladder": {}}
+    md = benchmark.markdown([rep])
+    assert "| `random` |" in md and "### isflak_v0" in md
+    assert "card-envs benchmark --agent random" in md
+    fig = benchmark.plot(rep, tmp_path / "r.png", reports=[])
+    assert (tmp_path / "r.png").stat().st_size > 1000 and fig is not None
+    assert benchmark.markdown([]).startswith("No benchmark report")
