@@ -10,12 +10,12 @@ of seats: the batched search of :mod:`card_envs.agents.az_search` with a batch o
 **Network.** ``path`` names a policy ``.safetensors`` saved by card-envs' trainers (a
 :class:`~card_envs.agents.net.NetPolicy`). The default is the game's shipped self-play network
 (``card_envs/agents/data/az/<env_id>.safetensors``, ``<env_id>_<n>p.safetensors`` for ``n``
-seats, trained by :func:`card_envs.rl.az.train_az`; shipped: Flipology at 3 seats), else its
-PPO baseline for that seat count (2, 3 and 4 seats; at 2 seats the PPO networks measure
-stronger than the self-play runs so far). A self-play network's value head gives every seat's expected share of the win; a PPO
-network's scalar value ``v`` (the return of the ``win`` reward mode, its reward shaping added
-back from the training record beside the weights) reads as ``share = 0.5 + value_scale * v``
-for the seat to act, the rest shared by the others.
+seats, trained by :func:`card_envs.rl.az.train_az`; shipped: Flipology at 3 seats), else its PPO
+baseline for that seat count (2, 3 and 4 seats; at 2 seats the PPO networks measure stronger
+than the self-play runs so far). A self-play network's value head gives every seat's expected
+share of the win; a PPO network's scalar value ``v`` (the return of the ``win`` reward mode, its
+reward shaping added back from the training record beside the weights) reads as ``share = 0.5 +
+value_scale * v`` for the seat to act, the rest shared by the others.
 
 **Search.** Each move draws ``determinizations`` states consistent with what the searcher's
 seat knows (the game's ``resample``; Op Glad IJs also draws the other seats' hidden window

@@ -199,6 +199,22 @@ def write_docs(rows: list[dict[str, Any]], meta: dict[str, Any], cmd: str) -> No
     plot(rows, ROOT / "docs" / "images" / "train_speed.png")
 
 
+def write_seats_docs(rows: list[dict[str, Any]], meta: dict[str, Any], players: str,
+                     minutes: float) -> None:
+    """The seat-count table into ``docs/training.md`` (``train_speed_seats`` markers)."""
+    doc = ROOT / "docs" / "training.md"
+    block = (f"<!-- train_speed_seats:start -->\n`python benchmarks/train_speed.py --players "
+             f"{players} --minutes {minutes:g} --eval-games 0` on "
+             f"{meta['machine'].get('cpu_count')} CPU cores:\n\n{table_seats(rows)}\n"
+             "<!-- train_speed_seats:end -->")
+    text, n = re.subn(r"<!-- train_speed_seats:start -->.*?<!-- train_speed_seats:end -->",
+                      block, doc.read_text(), flags=re.S)
+    if not n:
+        raise SystemExit("docs/training.md has no <!-- train_speed_seats:start/end -->")
+    doc.write_text(text)
+    print("updated docs/training.md")
+
+
 def _command(args: dict[str, Any]) -> str:
     """The command line that made a table (its arguments as saved in the JSON)."""
     return "python benchmarks/train_speed.py" + (
@@ -224,8 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.from_json:
         saved = json.loads(Path(args.from_json).read_text())
-        print(table(saved["rows"]))
-        if args.docs:
+        seats_run = len({r.get("players", 2) for r in saved["rows"]}) > 1
+        print(table_seats(saved["rows"]) if seats_run else table(saved["rows"]))
+        if args.docs and seats_run:
+            a = saved.get("args", {})
+            write_seats_docs(saved["rows"], saved, a.get("players", "2,3,4"), a.get("minutes", 2))
+        elif args.docs:
             write_docs(saved["rows"], saved, _command(saved.get("args", {})))
             print("updated docs/training.md and docs/images/train_speed.png")
         return 0
@@ -253,17 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     path.write_text(json.dumps({**meta, "args": vars(args), "rows": rows}, indent=1))
     print(f"\nwrote {path}")
     if args.docs and seats != [2]:
-        doc = ROOT / "docs" / "training.md"
-        block = (f"<!-- train_speed_seats:start -->\n`python benchmarks/train_speed.py "
-                 f"--players {args.players} --minutes {args.minutes:g}` on "
-                 f"{meta['machine'].get('cpu_count')} CPU cores:\n\n{table_seats(rows)}\n"
-                 "<!-- train_speed_seats:end -->")
-        text, n = re.subn(r"<!-- train_speed_seats:start -->.*?<!-- train_speed_seats:end -->",
-                          block, doc.read_text(), flags=re.S)
-        if not n:
-            raise SystemExit("docs/training.md has no <!-- train_speed_seats:start/end -->")
-        doc.write_text(text)
-        print("updated docs/training.md")
+        write_seats_docs(rows, meta, args.players, args.minutes)
     elif args.docs:
         write_docs(rows, meta, _command(vars(args)))
         print("updated docs/training.md and docs/images/train_speed.png")

@@ -22,7 +22,7 @@ AGENTS = {
     "mcts:iterations=200": "card-envs benchmark --agent mcts:iterations=200 --quick --workers 2",
     "mcts:iterations=1000": "card-envs benchmark --agent mcts:iterations=1000 --quick --workers 2",
     "ppo": "card-envs benchmark --agent ppo --workers 2",
-    "az": "card-envs benchmark --agent az --quick --workers 2",
+    "az:iterations=200": "card-envs benchmark --agent az:iterations=200 --quick --workers 2",
 }
 
 

@@ -34,7 +34,13 @@ MOVE_LIMIT_S = 10.0
 #: against ``n - 1`` heuristics, with the shares random and the heuristic themselves take at that
 #: table in the full protocol (``card-envs benchmark --agent random`` / ``--agent heuristic``,
 #: the shipped reports). ``0`` plays like random, ``1`` like the heuristic.
-REFERENCE: dict[str, dict[int, tuple[float, float]]] = {}
+REFERENCE: dict[str, dict[int, tuple[float, float]]] = {
+    "slide_v0": {2: (0.005, 0.4875), 3: (0.0, 0.375), 4: (0.0, 0.26875)},
+    "isflak_v0": {2: (0.005, 0.535), 3: (0.006667, 0.320556), 4: (0.00625, 0.27875)},
+    "op_glad_ijs_v0": {2: (0.0, 0.535), 3: (0.0, 0.306667), 4: (0.0, 0.23375)},
+    "flipology_v0": {2: (0.07, 0.475), 3: (0.04, 0.338333), 4: (0.015, 0.2375)},
+    "if_it_fits_v0": {2: (0.0125, 0.5), 3: (0.004444, 0.282778), 4: (0.00125, 0.246667)},
+}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from card_envs.agents.ppo import BASELINES, baseline_path  # noqa: E402
 from card_envs.arena import run_arena  # noqa: E402
 from card_envs.core.registry import ENV_IDS, env_class  # noqa: E402
 
-
 SEATS = (2, 3, 4)
 
 
