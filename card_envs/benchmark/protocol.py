@@ -64,9 +64,6 @@ class Table:
         opp = "".join(c if c.isalnum() else "_" for c in self.opponent)
         return f"{self.env_id}-{self.players}p-{opp}"
 
-    def label(self) -> str:
-        return f"{self.env_id} {self.players} seats vs {self.opponent}"
-
 
 def table_seed(env_id: str, players: int) -> int:
     """The seed of every table of ``env_id`` at ``players`` seats: all ladder opponents play

@@ -21,11 +21,9 @@ from card_envs.benchmark.protocol import (
     LADDER,
     MOVE_LIMIT_S,
     PROTOCOL_VERSION,
-    SEATS,
     Table,
     tables,
 )
-from card_envs.benchmark.protocol import seat_counts as _seat_counts
 from card_envs.core.errors import OptionError, StateDictError
 from card_envs.core.files import read_json, write_text_atomic
 from card_envs.core.registry import ENV_IDS, env_class
@@ -288,9 +286,4 @@ def check(path: str | Path, workers: int = 1, progress: bool = True) -> list[str
     return report.differences(rep, new.report)
 
 
-def seat_counts() -> dict[str, list[int]]:
-    """Every game's seat counts in the protocol."""
-    return {e: _seat_counts(e) for e in ENV_IDS}
-
-
-__all__ = ["SEATS", "BenchmarkResult", "check", "run", "seat_counts"]
+__all__ = ["BenchmarkResult", "check", "run"]
