@@ -4,8 +4,6 @@ curve, and the run's identity that a resume must match."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,50 +11,16 @@ from typing import Any
 import numpy as np
 
 from card_envs.rl.az.settings import AZSettings
+from card_envs.rl.runs import (  # noqa: F401 (shared run-folder files, used by the trainer)
+    load_npz,
+    load_optimizer,
+    save_npz,
+    save_optimizer,
+    write_json,
+)
 
 STATE_FORMAT = "card-envs-az-run"
 STATE_VERSION = 1
-
-
-def write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=1, default=str) + "\n")
-    os.replace(tmp, path)
-
-
-def save_optimizer(opt: Any, path: Path) -> None:
-    from card_envs.agents.weights import write_weights
-
-    sd = opt.state_dict()
-    tensors = {f"{i}.{k}": v.detach().cpu().numpy() if hasattr(v, "numpy") else np.asarray(v)
-               for i, st in sd["state"].items() for k, v in st.items()}
-    meta = {"param_groups": json.dumps(sd["param_groups"])}
-    write_weights(path, {k: np.asarray(v, np.float32) if v.dtype.kind == "f" else v
-                         for k, v in tensors.items()}, meta)
-
-
-def load_optimizer(opt: Any, path: Path) -> None:
-    import torch
-
-    from card_envs.agents.weights import read_weights
-
-    tensors, meta = read_weights(path)
-    state: dict[int, dict[str, Any]] = {}
-    for name, v in tensors.items():
-        i, _, k = name.partition(".")
-        state.setdefault(int(i), {})[k] = torch.from_numpy(v.copy())
-    opt.load_state_dict({"state": state, "param_groups": json.loads(meta["param_groups"])})
-
-
-def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
-
-
-def load_npz(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as f:
-        return {k: f[k] for k in f.files}
 
 
 def save_resume(out: Path, r: int, opt: Any, window: list[dict[str, np.ndarray]],
@@ -121,14 +85,6 @@ def run_identity(env_id: str, n: int, options: dict[str, Any], seed: int,
 
 def refuse_resume(saved: dict[str, Any], want: dict[str, Any], out: Path) -> None:
     """One line saying what differs between a saved run and the one asked for."""
-    for key in ("format", "format_version", "env_id", "game_version", "num_players",
-                "options", "seed"):
-        if saved.get(key) != want[key]:
-            raise ValueError(f"cannot resume {out}: its {key} is {saved.get(key)!r}, this run "
-                             f"asks for {want[key]!r}")
-    s, w = saved.get("settings") or {}, want["settings"]
-    diff = sorted(k for k in w if s.get(k) != w[k])
-    if diff:
-        k = diff[0]
-        raise ValueError(f"cannot resume {out}: setting {k} was {s.get(k)!r}, now {w[k]!r} "
-                         f"(settings must match; {len(diff)} differ)")
+    from card_envs.rl.runs import refuse_resume as refuse
+
+    refuse(saved, want, out)
