@@ -12,13 +12,34 @@ Gymnasium (``gymnasium.make("card_envs/Slide-v0")``, the single-agent view) and 
 nothing else: no numba, thread or logging settings.
 """
 
+# ruff: noqa: E402  (the imports below numba come after the thread-count check)
 from __future__ import annotations
 
+import os
 import sys
 
-from card_envs.core import vector
+from card_envs.core.errors import OptionError
+
+
+def _check_thread_env() -> None:
+    """numba reads ``NUMBA_NUM_THREADS`` when it is imported and fails deep inside (or warns
+    and ignores it): check it first and say what is wrong in one line."""
+    value = os.environ.get("NUMBA_NUM_THREADS")
+    if value is not None and value.strip():
+        try:
+            ok = int(value) >= 1
+        except ValueError:
+            ok = False
+        if not ok:
+            raise OptionError(f"NUMBA_NUM_THREADS must be a whole number >= 1 (the most numba "
+                              f"threads to use), got {value!r}")
+
+
+_check_thread_env()
+
+from card_envs.core import vector  # after the check: this imports numba
 from card_envs.core.engine import Engine
-from card_envs.core.errors import CardEnvError, IllegalActionError, OptionError, StateDictError
+from card_envs.core.errors import CardEnvError, IllegalActionError, StateDictError
 from card_envs.core.manifest import GameManifest
 from card_envs.core.registry import (
     ENV_IDS,

@@ -70,7 +70,12 @@ def main(argv: list[str] | None = None) -> int:
                     metavar="KEY=VALUE", help="PPO/self-play setting, e.g. -p ent_coef=0.02 "
                     "-p hidden=[128,128] (see card_envs.rl.PPO_DEFAULTS; sb3: "
                     "card_envs.rl.DEFAULTS)")
-    ap.add_argument("--threads", type=int, default=None, help="torch threads")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="native: the most threads the run keeps busy (default: the CPUs it "
+                         "may use; numba's NUMBA_NUM_THREADS caps it too); sb3: torch threads")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the run in --out from its last checkpoint (same game, "
+                         "seats, options, seed and settings)")
     ap.add_argument("--samplers", type=int, default=1,
                     help="native: split the games between this many samplers (default 1)")
     ap.add_argument("--ray", default=None, metavar="ADDRESS",
@@ -94,8 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     if minutes is None and args.steps is None:
         ap.error("give --minutes or --steps")
 
+    if args.resume and args.overwrite:
+        ap.error("--resume continues the run in --out, --overwrite throws it away: give one")
     if args.trainer == "native":
-        return _native(ap, args, env_id, options, out, minutes)
+        try:
+            return _native(ap, args, env_id, options, out, minutes)
+        except KeyboardInterrupt:  # before the first checkpoint: compiling, setting up
+            print("interrupted before training started: nothing was saved", file=sys.stderr)
+            return 130
 
     if args.ray is not None or args.samplers != 1:
         ap.error("--ray and --samplers are options of the native trainer")
@@ -136,8 +147,8 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
                        ("pool_every", args.pool_every)):
         if value is not None:
             settings[key] = value
-    command = "python examples/train_ppo.py " + shlex.join(sys.argv[1:] if argv_given is None
-                                                           else argv_given)
+    given = list(sys.argv[1:] if argv_given is None else argv_given)
+    command = "python examples/train_ppo.py " + shlex.join(given)
     try:
         if not args.no_progress:  # say so while the batched engine compiles (not timed)
             from card_envs import vector
@@ -146,11 +157,17 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
                         num_players=args.players, **options)
         res = train_ppo(env_id, minutes=minutes, steps=args.steps, players=args.players,
                         seed=args.seed, out_dir=out, settings=settings,
-                        progress=not args.no_progress, torch_threads=args.threads,
+                        progress=not args.no_progress, threads=args.threads,
                         overwrite=args.overwrite, command=command, samplers=args.samplers,
-                        ray=args.ray, **options)
-    except (FileExistsError, OptionError, ValueError, ConnectionError) as e:
+                        ray=args.ray, resume=args.resume, **options)
+    except (FileExistsError, FileNotFoundError, OptionError, ValueError, ConnectionError) as e:
         ap.error(str(e))
+    if res.stopped:
+        again = "python examples/train_ppo.py " + shlex.join(
+            [a for a in given if a != "--resume"] + ["--resume"])
+        print(f"stopped by {res.stopped} after {res.updates} updates ({res.env_steps:,} env "
+              f"steps): saved {res.checkpoint}; continue with: {again}", file=sys.stderr)
+        return 130 if res.stopped == "SIGINT" else 143
     print(res.table())
     prof = ", ".join(f"{k} {v:.0f} s" for k, v in res.profile.items())
     print(f"time: rollouts {res.rollout_seconds:.0f} s, updates {res.update_seconds:.0f} s "

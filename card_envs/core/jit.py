@@ -161,7 +161,11 @@ class _TreeCache(caching.FunctionCache):
 
 
 def njit(*args: Any, cache: bool = False, **kwargs: Any) -> Any:
-    """``numba.njit`` with ``cache=True`` meaning the tree-keyed cache above."""
+    """``numba.njit`` with ``cache=True`` meaning the tree-keyed cache above, and ``nogil=True``
+    by default: a compiled call releases the GIL, so the native PPO's sampler thread (engine,
+    features, sampling) runs beside the learner's thread (``nogil=False`` keeps it)."""
+    kwargs.setdefault("nogil", True)
+
     def wrap(fn: Callable) -> Any:
         disp = numba.njit(**kwargs)(fn)
         if cache and hasattr(disp, "py_func"):  # NUMBA_DISABLE_JIT=1 returns fn itself

@@ -66,9 +66,13 @@ class PPORun:
         self.remote = remote
         self.samplers: list[Sampler] = []
         t0 = time.perf_counter()
-        if remote is None:  # in this process, sharing the learner's network
+        #: the next rollout is played while the learner updates on the previous one
+        self.pipeline = bool(cfg["pipeline"])
+        if remote is None:  # in this process: sharing the learner's network unless pipelined
+            share = not self.pipeline
             self.samplers = [Sampler(env_id, players, cfg, options, seed, k, self.sizes,
-                                     self.policy, self.critic) for k in range(samplers)]
+                                     self.policy if share else None,
+                                     self.critic if share else None) for k in range(samplers)]
         else:
             remote.start(env_id, players, cfg, options, seed, self.sizes)
         warm_learner_kernels()
@@ -83,6 +87,13 @@ class PPORun:
         self.prof = dict.fromkeys(("engine", "features", "forward", "sampling", "buffer",
                                    "update", "opponents"), 0.0)
         self.rollout_s = self.update_s = 0.0
+        self.wait_s = 0.0  # the learner waiting for a pipelined rollout
+        #: a rollout played but not learned from yet (pipeline), and what it was played with:
+        #: the samplers' state before it, the weights and the league (a checkpoint replays it)
+        self.pending: Rollout | None = None
+        self.pending_from: list[tuple[dict[str, np.ndarray], dict[str, Any]]] = []
+        self.pending_weights: Any = None
+        self.pending_pool: list[tuple[int, Any]] = []
 
     # --- the samplers' games, for tests and tools (in-process samplers only) --------------
     @property
@@ -105,28 +116,91 @@ class PPORun:
             self.pool.pop(0)  # the oldest; games keep their slot number
 
     # --- rollout --------------------------------------------------------------------------
-    def rollout(self) -> int:
-        """Every sampler plays ``n_steps`` batched steps with the current weights; their
-        samples become the next update's batch. Returns the number of learner samples."""
+    def weights(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+        """Copies of the learner's weights (network, critic) for the samplers."""
+        return (state_arrays(self.net),
+                None if self.critic is None else state_arrays(self.critic))
+
+    def play(self, weights: Any, pool: list[tuple[int, Any]]) -> Rollout:
+        """Every sampler plays ``n_steps`` batched steps with ``weights`` (from
+        :meth:`weights`; ``None``: the samplers share the learner's network) against the league
+        ``pool``; returns their merged samples (owning its arrays when pipelined). Runs in the
+        sampler thread when pipelined: it touches only the samplers. Records what a checkpoint
+        needs to play it again (:attr:`pending_from`)."""
         t_start = time.perf_counter()
         if self.remote is None:
+            self.pending_from = [s.get_state() for s in self.samplers]
             parts = []
             for s in self.samplers:
-                s.sync_pool(self.pool)
+                if weights is not None:
+                    s.set_weights(*weights)
+                s.sync_pool(pool)
                 parts.append(s.rollout())
+            batch = merge_rollouts(parts)
+            if self.pipeline:
+                batch = batch.copy()
         else:
-            critic = None if self.critic is None else state_arrays(self.critic)
-            parts = self.remote.rollout(state_arrays(self.net), critic, self.pool)
-        batch = merge_rollouts(parts)
-        self._take(batch)
+            if weights is None:
+                weights = self.weights()
+            batch = merge_rollouts(self.remote.rollout(weights[0], weights[1], pool))
+        self.pending_weights, self.pending_pool = weights, list(pool)
+        batch.seconds = time.perf_counter() - t_start
+        return batch
+
+    def account(self, batch: Rollout) -> None:
+        """Count a played rollout (steps, games, deals, time)."""
         for k, v in batch.prof.items():
             self.prof[k] += v
         self.env_steps += batch.env_steps
         self.learner_steps += batch.n
         self.games += int(batch.deals.size)
         self.deals.append(batch.deals)
-        self.rollout_s += time.perf_counter() - t_start
+        self.rollout_s += batch.seconds
+
+    def rollout(self) -> int:
+        """Play one rollout with the current weights (in this thread) and make it the next
+        update's batch. Returns the number of learner samples."""
+        batch = self.play(self.weights() if self.pipeline else None, self.pool)
+        self.account(batch)
+        self._take(batch)
         return batch.n
+
+    def step(self, executor: Any = None, overlap: bool = True) -> dict[str, float] | None:
+        """One iteration. Serial: play a rollout, update on it. Pipelined (``executor``: one
+        sampler thread): play the next rollout in that thread with the weights before this
+        update while the learner updates on the pending one (the first call only plays);
+        ``overlap=False`` waits for the rollout before updating (same results, one thread
+        busy at a time). Returns the update's statistics (``None`` when nothing was
+        learned)."""
+        if not self.pipeline:
+            self.rollout()
+            return self.update()
+        pool = list(self.pool)
+        if self.pending is None:
+            batch = executor.submit(self.play, self.weights(), pool).result()
+            self.account(batch)
+            self.pending = batch
+            return None
+        fut = executor.submit(self.play, self.weights(), pool)
+        if not overlap:
+            fut.result()
+        self._take(self.pending)
+        self.pending = None
+        stats = self.update()
+        t0 = time.perf_counter()
+        batch = fut.result()
+        self.wait_s += time.perf_counter() - t0
+        self.account(batch)
+        self.pending = batch
+        return stats
+
+    def drain(self) -> dict[str, float] | None:
+        """Learn from the pending rollout, if any (the end of a pipelined run)."""
+        if self.pending is None:
+            return None
+        self._take(self.pending)
+        self.pending = None
+        return self.update()
 
     def _take(self, b: Rollout) -> None:
         """Make rollout ``b`` the next update's batch."""

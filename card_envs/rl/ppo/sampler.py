@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 import zlib
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,15 @@ from card_envs.core.features import feature_module
 from card_envs.core.manifest import load
 from card_envs.core.registry import manifest
 from card_envs.core.vector import VectorEnv
-from card_envs.rl.trajectories import credit, gae, gather_rows, link, observer
+from card_envs.rl.ppo.rollout import (
+    Rollout,
+    critic_net,
+    load_arrays,
+    merge_rollouts,
+    state_arrays,
+    warm_learner_kernels,
+)
+from card_envs.rl.trajectories import credit, link, observer
 
 __all__ = ["OPPONENTS", "Rollout", "Sampler", "critic_net", "merge_rollouts", "state_arrays",
            "warm_learner_kernels"]
@@ -36,99 +43,9 @@ __all__ = ["OPPONENTS", "Rollout", "Sampler", "critic_net", "merge_rollouts", "s
 _SNAP = 3  # owner codes: 0 learner, 1 random, 2 heuristic, 3 + k snapshot k
 OPPONENTS = ("snapshots", "heuristic", "random")  # the league's opponent kinds
 _GENERATION_STRIDE = 1_000_000_007  # seed offset of a restarted sampler's deals
-
-
-def critic_net(in_dim: int, hidden: list[int]) -> torch.nn.Module:
-    """The full-information value network (critic="full"): an MLP over every seat's view."""
-    layers: list[torch.nn.Module] = []
-    for h in hidden:
-        layers += [torch.nn.Linear(in_dim, h), torch.nn.ReLU()]
-        in_dim = h
-    return torch.nn.Sequential(*layers, torch.nn.Linear(in_dim, 1))
-
-
-def state_arrays(module: torch.nn.Module) -> dict[str, np.ndarray]:
-    """A module's weights as numpy arrays (copies: what a sampler receives)."""
-    return {k: v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
-
-
-def _load(module: torch.nn.Module, arrays: dict[str, np.ndarray]) -> None:
-    module.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in arrays.items()})
-
-
-@dataclass
-class Rollout:
-    """One sampler's rollout: ``n`` learner samples (the network's input ``x``, the legal
-    actions' rows ``rows``/``racts`` in CSR form by ``roff``, action, log-probability, value,
-    reward, potential, end flag, the index of the same seat's next sample (or -1), the
-    bootstrap value and potential of a cut trajectory), the other seats' views ``cx``
-    (critic="full"), every move played (``env_steps``), the games finished and their deals'
-    fingerprints (``deals``), the sampler's index and generation, and its time split."""
-
-    x: np.ndarray
-    rows: np.ndarray
-    racts: np.ndarray
-    roff: np.ndarray
-    cx: np.ndarray
-    act: np.ndarray
-    logp: np.ndarray
-    val: np.ndarray
-    rew: np.ndarray
-    phi: np.ndarray
-    done: np.ndarray
-    next: np.ndarray
-    boot: np.ndarray
-    boot_phi: np.ndarray
-    env_steps: int
-    deals: np.ndarray
-    index: int = 0
-    generation: int = 0
-    seconds: float = 0.0
-    prof: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return int(self.act.shape[0])
-
-
-def merge_rollouts(parts: list[Rollout]) -> Rollout:
-    """One rollout of several samplers' (links and row offsets shifted; ``deals``, steps and
-    time profile summed)."""
-    if len(parts) == 1:
-        return parts[0]
-    offs = np.cumsum([0] + [p.n for p in parts])
-    row_offs = np.cumsum([0] + [int(p.roff[p.n]) for p in parts])
-    nxt = np.concatenate([np.where(p.next >= 0, p.next + o, -1)
-                          for p, o in zip(parts, offs[:-1])])
-    roff = np.concatenate([p.roff[:p.n] + r for p, r in zip(parts, row_offs[:-1])]
-                          + [np.array([row_offs[-1]], np.int64)])
-    cat = {k: np.concatenate([getattr(p, k) for p in parts])
-           for k in ("x", "cx", "act", "logp", "val", "rew", "phi", "done", "boot", "boot_phi",
-                     "deals")}
-    rows = np.concatenate([p.rows[:int(p.roff[p.n])] for p in parts])
-    racts = np.concatenate([p.racts[:int(p.roff[p.n])] for p in parts])
-    prof: dict[str, float] = {}
-    for p in parts:
-        for k, v in p.prof.items():
-            prof[k] = prof.get(k, 0.0) + v
-    return Rollout(rows=rows, racts=racts, roff=roff, next=nxt,
-                   env_steps=sum(p.env_steps for p in parts),
-                   seconds=max(p.seconds for p in parts), prof=prof, **cat)
-
-
-def warm_learner_kernels() -> None:
-    """Compile the learner's kernels (GAE, minibatch gathering) on a tiny batch."""
-    m = 2
-    f32 = np.zeros(m, np.float32)
-    nxt = np.full(m, -1, np.int64)
-    gae(f32, f32, nxt, np.zeros(m, np.bool_), f32, f32, f32, 0.0, 0.99, 0.95, f32.copy(),
-        f32.copy())
-    idx = np.arange(m, dtype=np.int64)
-    roff = np.arange(m + 1, dtype=np.int64)
-    rows = np.zeros((m, 1), np.float32)
-    acts = np.zeros(m, np.int64)
-    gather_rows(idx, roff, rows, acts, acts, rows.copy(), acts.copy(), roff.copy(),
-                acts.copy())
+#: the arrays of a :class:`~card_envs.core.vector.VectorEnv` that make up its games
+_VEC_ARRAYS = ("states", "current_player", "observations", "_mask_buf", "rewards",
+               "terminated", "truncated", "_policy_rng", "final_seat", "final_observations")
 
 
 class Sampler:
@@ -268,13 +185,58 @@ class Sampler:
         rew, done = np.zeros(m, np.float32), np.zeros(m, np.bool_)
         credit(vec.rewards, vec.terminated, pend, rew, done)
 
+    # --- state (a checkpoint's) -----------------------------------------------------------
+    def get_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """What the next rollout depends on besides the weights and the league: the games
+        (every array of the batch), each game's owners and deal id as arrays; the random
+        streams and the generation as JSON-able values."""
+        arrays = {f"vec.{k}": getattr(self.vec, k).copy() for k in _VEC_ARRAYS}
+        arrays.update(owner=self.owner.copy(), deal_id=self.deal_id.copy())
+        h = None if self.heuristic is None else self.heuristic.rng.getstate()
+        meta = {"rng": self.rng.bit_generator.state, "generation": self.generation,
+                "heuristic_rng": None if h is None else [h[0], list(h[1]), h[2]]}
+        return arrays, meta
+
+    def set_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Restore :meth:`get_state`'s output (checked: every array's shape and type, the
+        random streams' form); raises ``ValueError`` naming what does not fit."""
+        want = {f"vec.{k}": getattr(self.vec, k) for k in _VEC_ARRAYS}
+        want.update(owner=self.owner, deal_id=self.deal_id)
+        for k, a in want.items():
+            got = arrays.get(k)
+            if got is None or got.shape != a.shape or got.dtype != a.dtype:
+                raise ValueError(f"sampler {self.index}: {k} is "
+                                 f"{'missing' if got is None else f'{got.dtype} {got.shape}'}, "
+                                 f"expected {a.dtype} {a.shape}")
+        if self.owner.size and not (0 <= arrays["owner"].min()
+                                    and arrays["owner"].max() < _SNAP + self.cfg["pool_size"]):
+            raise ValueError(f"sampler {self.index}: owner codes out of range")
+        rng = np.random.default_rng(0)
+        try:
+            rng.bit_generator.state = meta["rng"]
+            h = meta["heuristic_rng"]
+            if (h is None) != (self.heuristic is None):
+                raise ValueError("heuristic stream present in one only")
+            hstate = None if h is None else (int(h[0]), tuple(int(v) for v in h[1]), h[2])
+            if hstate is not None:
+                random_check = type(self.heuristic.rng)()
+                random_check.setstate(hstate)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"sampler {self.index}: random state unreadable ({e})") from None
+        for k, a in want.items():
+            a[...] = arrays[k]
+        self.rng = rng
+        if hstate is not None:
+            self.heuristic.rng.setstate(hstate)
+        self.generation = int(meta["generation"])
+
     # --- weights and league ---------------------------------------------------------------
     def set_weights(self, net: dict[str, np.ndarray], critic: dict[str, np.ndarray] | None
                     ) -> None:
         """Load the learner's weights (arrays from :func:`state_arrays`)."""
-        _load(self.net, net)
+        load_arrays(self.net, net)
         if self.critic is not None and critic is not None:
-            _load(self.critic, critic)
+            load_arrays(self.critic, critic)
 
     def sync_pool(self, pool: list[tuple[int, Any]]) -> None:
         """Make the snapshots those of ``pool`` (``(id, weights)``, oldest first; weights are
@@ -290,7 +252,7 @@ class Sampler:
                 if isinstance(weights, torch.nn.Module):
                     net.load_state_dict(weights.state_dict())
                 else:
-                    _load(net, weights)
+                    load_arrays(net, weights)
                 net.eval()
                 snap = NetPolicy(self.env_id, self.n, self.options, net,
                                  one_hot_max=self.cfg["one_hot_max"],
