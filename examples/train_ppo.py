@@ -104,8 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.trainer == "native":
         try:
             return _native(ap, args, env_id, options, out, minutes)
-        except KeyboardInterrupt:  # before the first checkpoint: compiling, setting up
-            print("interrupted before training started: nothing was saved", file=sys.stderr)
+        except KeyboardInterrupt:  # a second Ctrl-C, or one before training started
+            if (out / "resume" / "state.json").is_file():
+                print(f"interrupted: the last checkpoint in {out / 'resume'} is kept (continue "
+                      "with the same command and --resume)", file=sys.stderr)
+            else:
+                print("interrupted before the first checkpoint: nothing to resume",
+                      file=sys.stderr)
             return 130
 
     if args.ray is not None or args.samplers != 1:
@@ -164,7 +169,7 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
         ap.error(str(e))
     if res.stopped:
         again = "python examples/train_ppo.py " + shlex.join(
-            [a for a in given if a != "--resume"] + ["--resume"])
+            [a for a in given if a not in ("--resume", "--overwrite")] + ["--resume"])
         print(f"stopped by {res.stopped} after {res.updates} updates ({res.env_steps:,} env "
               f"steps): saved {res.checkpoint}; continue with: {again}", file=sys.stderr)
         return 130 if res.stopped == "SIGINT" else 143
