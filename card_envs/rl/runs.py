@@ -5,6 +5,7 @@ SIGTERM end a run at its next safe point instead of in the middle of a write).""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -16,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RUN_FILES", "SafeStop", "load_npz", "load_optimizer", "prepare_out_dir",
-           "refuse_resume", "save_npz", "save_optimizer", "write_json"]
+__all__ = ["RUN_FILES", "SafeStop", "check_files", "load_npz", "load_optimizer",
+           "prepare_out_dir", "read_run_state", "refuse_resume", "save_npz", "save_optimizer",
+           "sha256_file", "write_json"]
 
 RUN_FILES = ("checkpoints", "tb", "history.json", "history.csv", "learning_curve.png",
              "final.zip", "final.safetensors", "final.json", "summary.json", "resume")
@@ -91,6 +93,44 @@ def load_optimizer(opt: Any, path: Path) -> None:
         i, _, k = name.partition(".")
         state.setdefault(int(i), {})[k] = torch.from_numpy(v.copy())
     opt.load_state_dict({"state": state, "param_groups": json.loads(meta["param_groups"])})
+
+
+def read_run_state(out: Path, name: str = "state.json") -> dict[str, Any]:
+    """The JSON object ``out/name`` (a run's resume state), or one line:
+    ``FileNotFoundError`` when there is none, ``ValueError`` when it is not a JSON object."""
+    path = out / name
+    if not path.is_file():
+        raise FileNotFoundError(f"nothing to resume in {str(out)!r} (no {name})")
+    try:
+        state = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot resume {out}: {name} is damaged "
+                         f"({' '.join(str(e).split())})") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"cannot resume {out}: {name} is not a run's state")
+    return state
+
+
+def sha256_file(path: Path) -> str:
+    """The file's sha256 (hex), to name in a state file and check on resume."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_files(folder: Path, files: Any) -> None:
+    """Every file of ``files`` (name -> sha256) is in ``folder`` and whole; else
+    ``ValueError`` naming the first that is missing or damaged."""
+    if not isinstance(files, dict):
+        raise ValueError("the state names no files")
+    for name, digest in files.items():
+        path = folder / Path(str(name)).name
+        if not path.is_file():
+            raise ValueError(f"{path.name} is missing")
+        if sha256_file(path) != digest:
+            raise ValueError(f"{path.name} is damaged (its checksum differs)")
 
 
 def refuse_resume(saved: dict[str, Any], want: dict[str, Any], out: Path,

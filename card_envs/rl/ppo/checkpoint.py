@@ -19,7 +19,6 @@ checksum, and raises ``ValueError`` / ``FileNotFoundError`` with one line otherw
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -33,11 +32,14 @@ from card_envs.rl.ppo.rollout import load_arrays as _load
 from card_envs.rl.ppo.rollout import state_arrays
 from card_envs.rl.ppo.run import PPORun
 from card_envs.rl.runs import (
+    check_files,
     load_npz,
     load_optimizer,
+    read_run_state,
     refuse_resume,
     save_npz,
     save_optimizer,
+    sha256_file,
     write_json,
 )
 
@@ -89,10 +91,6 @@ def _net_arrays(weights: Any) -> dict[str, np.ndarray]:
     return state_arrays(weights) if isinstance(weights, torch.nn.Module) else weights
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def save_checkpoint(run: PPORun, out: Path, loop: dict[str, Any]) -> Path:
     """Write the run's checkpoint (module docstring) with the trainer's position ``loop``
     (JSON-able); returns its folder."""
@@ -126,7 +124,7 @@ def save_checkpoint(run: PPORun, out: Path, loop: dict[str, Any]) -> Path:
     deals = np.concatenate(run.deals) if run.deals else np.zeros(0, np.uint64)
     save_npz(tmp / "learner.npz", {"deals": deals,
                                    "torch_rng": torch.get_rng_state().numpy()})
-    files = {p.name: _sha256(p) for p in sorted(tmp.iterdir())}
+    files = {p.name: sha256_file(p) for p in sorted(tmp.iterdir())}
     final = root / name
     shutil.rmtree(final, ignore_errors=True)
     tmp.rename(final)
@@ -149,16 +147,7 @@ def save_checkpoint(run: PPORun, out: Path, loop: dict[str, Any]) -> Path:
 
 def read_state(out: Path) -> dict[str, Any]:
     """``resume/state.json`` of ``out``, or a one-line error."""
-    path = out / "resume" / "state.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"nothing to resume in {str(out)!r} (no resume/state.json)")
-    try:
-        state = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot resume {out}: resume/state.json is damaged ({e})") from None
-    if not isinstance(state, dict):
-        raise ValueError(f"cannot resume {out}: resume/state.json is not a checkpoint")
-    return state
+    return read_run_state(out, "resume/state.json")
 
 
 def load_checkpoint(run: PPORun, out: Path, executor: Any = None) -> dict[str, Any]:
@@ -173,13 +162,7 @@ def load_checkpoint(run: PPORun, out: Path, executor: Any = None) -> dict[str, A
         if not re.fullmatch(r"update_\d{7}", name):
             raise ValueError(f"resume/state.json names no checkpoint folder ({name!r})")
         folder = out / "resume" / name
-        files = dict(state["files"])
-        for fname, digest in files.items():
-            p = folder / Path(fname).name
-            if not p.is_file():
-                raise ValueError(f"{p.name} is missing")
-            if _sha256(p) != digest:
-                raise ValueError(f"{p.name} is damaged (its checksum differs)")
+        check_files(folder, state["files"])
         le = state["learner"]
         _restore(run, folder, le, state)
         if le["pending_pool"] is not None:
