@@ -246,20 +246,28 @@ def _system_cpu_seconds() -> tuple[float, float] | None:
 class LoadProbe:
     """CPU used by *other* processes (and stolen by the hypervisor) during a measurement, in
     CPUs: 0.0 is a quiet machine; 1.0 means another process kept a whole core busy. The
-    batched engine is very sensitive to this (its threads wait for each other each call)."""
+    batched engine is very sensitive to this (its threads wait for each other each call).
+    ``children``: the CPU of child processes waited for inside the block counts as ours too
+    (a benchmarked subprocess)."""
+
+    def __init__(self, children: bool = False) -> None:
+        self.children = children
+
+    def _own(self) -> float:
+        t = os.times()
+        return t.user + t.system + (t.children_user + t.children_system if self.children
+                                    else 0.0)
 
     def __enter__(self) -> Self:
         self.sys0 = _system_cpu_seconds()
-        t = os.times()
-        self.own0 = t.user + t.system
+        self.own0 = self._own()
         self.wall0 = perf_counter()
         self.other = self.steal = None
         return self
 
     def __exit__(self, *exc: object) -> None:
         sys1 = _system_cpu_seconds()
-        t = os.times()
-        own = t.user + t.system - self.own0
+        own = self._own() - self.own0
         wall = perf_counter() - self.wall0
         if self.sys0 is None or sys1 is None or wall <= 0:
             return
