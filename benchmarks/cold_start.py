@@ -1,22 +1,34 @@
-"""First-run costs: the demo's arena from an empty kernel cache and again from a warm one, per
-game; the batched engine's first step; and arena worker processes against one process.
+"""First-run costs: ``make demo`` itself on a fresh clone, the demo's arena from an empty kernel
+cache and again from a warm one, per game; the batched engine's first step; and arena worker
+processes against one process.
 
+    python benchmarks/cold_start.py --make-demo      # `make demo` on a fresh clone: cold, warm
     python benchmarks/cold_start.py                  # cold + warm, twice, every game
     python benchmarks/cold_start.py --workers-table  # also: arena workers 1 / 2 / auto
     python benchmarks/cold_start.py --workers-only   # only that
     python benchmarks/cold_start.py --quick          # smoke run: Slide, random + heuristic
 
+**make demo** (``--make-demo``): ``git clone`` of this checkout's HEAD (committed files only)
+into a temporary folder, then ``make demo`` there twice: cold (no ``.venv``, pip's cache off
+with ``PIP_NO_CACHE_DIR=1``, an empty kernel cache in ``CARD_ENVS_CACHE_DIR``) and warm (the
+same clone again). Wall time of each, split at the lines the demo prints (install until make
+starts the arena, compiling until the ``compiled N games`` line, the rest playing and
+plotting), the CPUs other processes used meanwhile and the load average before it.
+
 **Cold and warm.** Each repeat runs the core of ``make demo`` (``examples/arena.py --game all
---agents random,heuristic,mcts:ms=50 --games 10``, workers ``auto``; ``--agents``,
-``--arena-games`` and ``--workers`` change it) in a fresh Python process whose kernel cache
-(``NUMBA_CACHE_DIR``, which card-envs honours) is a new empty folder, then the same in a
-second fresh process with the cache the first one filled. Per game: the compile phase (env
-and agents built and a warm-up game played, ``card_envs.arena.warm``: compiling, or loading
-from the cache), the arena games themselves, and the batched engine's first step
-(``card_envs.vector.warm``, 256 games: its drivers and the rule kernels come from the cache
-when warm; the wrappers that pick its thread count compile in every process). The process
-total includes Python's start and the imports. Cold and warm alternate, so both see the same
-load; the ``load`` figures are the CPUs other processes used meanwhile.
+--agents random,heuristic,mcts --games 10``, workers ``auto``; ``--agents``, ``--arena-games``
+and ``--workers`` change it) in a fresh Python process whose kernel cache (``NUMBA_CACHE_DIR``,
+which card-envs honours) is a new empty folder, then the same in a second fresh process with
+the cache the first one filled. First the games' kernels are compiled side by side in worker
+processes (``card_envs.arena.precompile``, ``--compile-workers``, as the arena command does
+with several games; its wall time and each game's seconds in its worker), then per game: the
+compile phase in this process (env and agents built and a warm-up game played,
+``card_envs.arena.warm``: loading from the cache after the workers, compiling without them),
+the arena games themselves, and the batched engine's first step (``card_envs.vector.warm``,
+256 games: its drivers and the rule kernels come from the cache when warm; the wrappers that
+pick its thread count compile in every process). The process total includes Python's start
+and the imports. Cold and warm alternate, so both see the same load; the ``load`` figures are
+the CPUs other processes used meanwhile.
 
 **Workers** (``--workers-table``): ``run_arena`` of a few game / agent mixes (2 players, warm
 cache) with ``workers=1``, ``2`` and ``"auto"``, interleaved, ``--repeats`` rounds; the
@@ -42,7 +54,8 @@ from pathlib import Path
 from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-DEMO_AGENTS = "random,heuristic,mcts:ms=50"
+DEMO_AGENTS = "random,heuristic,mcts"
+ROOT = Path(__file__).resolve().parents[1]
 #: (env id, pool, games per lineup) of the workers table: cheap agents, then costlier ones
 WORKER_MIXES = [("slide_v0", ["random", "heuristic"], 200),
                 ("if_it_fits_v0", ["random", "heuristic"], 40),
@@ -56,22 +69,33 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     import card_envs
     from card_envs.arena import run_arena, warm
+    from card_envs.arena.precompile import precompile
     from card_envs.core.jit import cache_dir
 
     imported = time.perf_counter() - t0
     agents = args.agents.split(",")
+    games = [card_envs.resolve_env_id(g) for g in args.games]
+    pre = precompile(games, agents, processes=_count(args.compile_workers), progress=False)
+    in_worker = {r["env_id"]: r["seconds"] for r in pre["games"]}
     rows = []
-    for env_id in map(card_envs.resolve_env_id, args.games):
+    for env_id in games:
         w = warm(env_id, agents, progress=False)
         t = time.perf_counter()
         res = run_arena(env_id, agents, args.arena_games, progress=False,
-                        workers=args.workers if args.workers == "auto" else int(args.workers))
+                        workers=_count(args.workers))
         rows.append({"env_id": env_id, "compile_s": w["seconds"], "compiles": w["compiles"],
+                     "worker_compile_s": in_worker.get(env_id),
                      "play_s": time.perf_counter() - t, "workers": res.workers})
     for row in rows if args.vector else ():
         row["vector_first_step_s"] = card_envs.vector.warm(row["env_id"], num_envs=256)
     return {"import_s": imported, "cache_dir": str(cache_dir()), "games": rows,
-            "total_s": time.perf_counter() - t0}
+            "precompile_s": pre["seconds"], "compile_processes": pre["processes"],
+            "compile_failed": pre["failed"], "total_s": time.perf_counter() - t0}
+
+
+def _count(text: str) -> int | str:
+    """A ``--workers`` / ``--compile-workers`` value: ``auto`` or a number."""
+    return text if text == "auto" else int(text)
 
 
 def run_child(args: argparse.Namespace, cache: str) -> dict[str, Any]:
@@ -84,7 +108,8 @@ def run_child(args: argparse.Namespace, cache: str) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "CARD_ENVS_CACHE_DIR"}
     env["NUMBA_CACHE_DIR"] = cache
     cmd = [sys.executable, __file__, "--child", "--games", *args.games, "--agents",
-           args.agents, "--arena-games", str(args.arena_games), "--workers", args.workers]
+           args.agents, "--arena-games", str(args.arena_games), "--workers", args.workers,
+           "--compile-workers", args.compile_workers]
     if not args.vector:
         cmd.append("--no-vector")
     t = time.perf_counter()
@@ -123,9 +148,10 @@ def cold_table(runs: list[dict[str, Any]], vector: bool) -> str:
                 vals.append(run[key])
             else:
                 vals += [g[key] for g in run["games"] if g["env_id"] == env_id and key in g]
-        return " | ".join(f"{v:.1f}" for v in vals)
+        return " | ".join("-" if v is None else f"{v:.1f}" for v in vals)
 
-    cols = [("compile_s", "compile s"), ("play_s", "arena s")]
+    cols = [("worker_compile_s", "worker compile s"), ("compile_s", "compile s"),
+            ("play_s", "arena s")]
     if vector:
         cols.append(("vector_first_step_s", "vector 1st step s"))
     head = f"{'game':<16}" + "".join(f"{k + ' ' + lab:>24}" for _, lab in cols
@@ -134,11 +160,95 @@ def cold_table(runs: list[dict[str, Any]], vector: bool) -> str:
     for env_id in [g["env_id"] for g in runs[0]["games"]]:
         lines.append(f"{env_id:<16}" + "".join(f"{cell(k, env_id, key):>24}" for key, _ in cols
                                                for k in ("cold", "warm")))
+    lines.append(f"{'compile workers':<16}{cell('cold', None, 'precompile_s'):>24}"
+                 f"{cell('warm', None, 'precompile_s'):>24}   (wall time of the parallel "
+                 "compile, cold | warm)")
     lines.append(f"{'process total':<16}{cell('cold', None, 'process_s'):>24}"
                  f"{cell('warm', None, 'process_s'):>24}   (imports: cold "
                  f"{cell('cold', None, 'import_s')} s, warm {cell('warm', None, 'import_s')} s;"
                  f" other load {cell('cold', None, 'other_cpu_load')} / "
                  f"{cell('warm', None, 'other_cpu_load')} CPU)")
+    return "\n".join(lines)
+
+
+#: lines of ``make demo``'s output that end a phase: make starting the arena (the install is
+#: over), the parallel compile's last line
+_ARENA_START = "examples/arena.py --game all"
+_COMPILED = "compiled "
+
+
+def make_demo(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``make demo`` on a fresh clone of HEAD, cold then warm, ``--repeats`` clones."""
+    from common import LoadProbe
+
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if dirty:
+        print("note: uncommitted changes are not measured (a clone holds HEAD only)",
+              file=sys.stderr, flush=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    runs = []
+    for r in range(args.repeats):
+        with tempfile.TemporaryDirectory(prefix="card_envs_demo_") as tmp:
+            clone = Path(tmp) / "clone"
+            subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("NUMBA_CACHE_DIR", "PIP_CACHE_DIR", "VIRTUAL_ENV")}
+            env.update(PIP_NO_CACHE_DIR="1", CARD_ENVS_CACHE_DIR=str(Path(tmp) / "kernels"),
+                       MPLCONFIGDIR=str(Path(tmp) / "matplotlib"))
+            for kind in ("cold", "warm"):
+                run = _timed_make(clone, env, LoadProbe)
+                run.update(repeat=r, kind=kind, commit=head)
+                runs.append(run)
+                print(f"  [{r + 1}/{args.repeats}] {kind}: {run['seconds']:.1f} s (install "
+                      f"{run['install_s']:.1f}, compile {run['compile_s']:.1f}, play "
+                      f"{run['play_s']:.1f}; other load {run['other_cpu_load']:.2f} CPU, "
+                      f"load average {run['loadavg_before'][0]:.2f} before)",
+                      file=sys.stderr, flush=True)
+                if run["returncode"] != 0:
+                    raise RuntimeError(f"make demo failed:\n{run['output_tail']}")
+    return runs
+
+
+def _timed_make(clone: Path, env: dict[str, str], probe_class: Any) -> dict[str, Any]:
+    """One ``make demo`` in ``clone``: wall time, phases (from its output lines), load."""
+    before = os.getloadavg()
+    marks: dict[str, float] = {}
+    lines: list[str] = []
+    t0, kids = time.perf_counter(), _children_cpu()
+    with probe_class() as probe:
+        p = subprocess.Popen(["make", "demo"], cwd=clone, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        for line in p.stdout:
+            now = time.perf_counter() - t0
+            if _ARENA_START in line:
+                marks.setdefault("arena", now)
+            for part in line.split("\r"):
+                if part.startswith(_COMPILED) and " games in " in part:
+                    marks["compiled"] = now
+            lines.append(line)
+        p.wait()
+    total = time.perf_counter() - t0
+    kids = _children_cpu() - kids  # make and everything it ran: not "other"
+    other = None if probe.other is None else max(0.0, probe.other - kids / total)
+    start = marks.get("arena", 0.0)
+    compiled = marks.get("compiled", start)
+    return {"seconds": total, "install_s": start, "compile_s": compiled - start,
+            "play_s": total - compiled, "other_cpu_load": other or 0.0,
+            "loadavg_before": list(before), "loadavg_after": list(os.getloadavg()),
+            "returncode": p.returncode, "output_tail": "".join(lines)[-6000:]}
+
+
+def format_make_demo(runs: list[dict[str, Any]]) -> str:
+    """The make-demo table: one row per run."""
+    head = (f"{'run':<8}{'total s':>9}{'install s':>11}{'compile s':>11}{'play s':>9}"
+            f"{'other load':>12}{'load avg before':>17}")
+    lines = [head, "-" * len(head)]
+    for run in runs:
+        lines.append(f"{run['kind']:<8}{run['seconds']:>9.1f}{run['install_s']:>11.1f}"
+                     f"{run['compile_s']:>11.1f}{run['play_s']:>9.1f}"
+                     f"{run['other_cpu_load']:>12.2f}{run['loadavg_before'][0]:>17.2f}")
     return "\n".join(lines)
 
 
@@ -206,7 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--arena-games", type=int, default=10, help="games per lineup (10)")
     ap.add_argument("--workers", default="auto",
                     help="the arena's workers in the measured runs (default auto, as the demo)")
-    ap.add_argument("--repeats", type=int, default=2, help="cold/warm pairs and workers rounds")
+    ap.add_argument("--compile-workers", default="auto",
+                    help="processes compiling the games before the arenas (default auto, as "
+                         "the demo; 1: each game compiles in the measured process)")
+    ap.add_argument("--make-demo", action="store_true",
+                    help="only time `make demo` on a fresh clone of HEAD, cold then warm")
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="cold/warm pairs and workers rounds (default 2; --make-demo: 1)")
     ap.add_argument("--no-vector", dest="vector", action="store_false",
                     help="skip the batched engine's first step")
     ap.add_argument("--workers-table", action="store_true",
@@ -218,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="where to write the results")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.repeats = args.repeats or (1 if args.make_demo else 2)
     if args.quick:
         args.games = args.games or ["slide_v0"]
         args.agents, args.arena_games, args.repeats = "random,heuristic", 2, 1
@@ -237,6 +354,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     started = time.strftime("%Y%m%d-%H%M%S")
+    if args.make_demo:
+        print(f"make demo on a fresh clone of {ROOT}: cold, then warm; {args.repeats} "
+              "clone(s)", file=sys.stderr, flush=True)
+        demo = make_demo(args)
+        print("\nmake demo, seconds (cold: fresh clone, no pip cache, empty kernel cache):")
+        print(format_make_demo(demo))
+        return _write(args, started, {"make_demo": demo})
     if not args.workers_only:
         print(f"cold start: {', '.join(args.games)}; agents {args.agents}; {args.arena_games} "
               f"games per lineup; {args.repeats} cold/warm pair(s)", file=sys.stderr,
@@ -251,16 +375,21 @@ def main(argv: list[str] | None = None) -> int:
         workers = workers_table(args)
         print("\nrun_arena seconds (setup included) by workers, one figure per repeat:")
         print(format_workers(workers))
-    from common import machine_info, versions
-
     if pinned:
         shutil.rmtree(pinned, ignore_errors=True)
+    return _write(args, started, {"runs": runs, "workers": workers})
+
+
+def _write(args: argparse.Namespace, started: str, data: dict[str, Any]) -> int:
+    """Write the result JSON (machine, versions, arguments and ``data``); returns 0."""
+    from common import machine_info, versions
+
     path = args.json or RESULTS_DIR / f"cold_start-{started}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"benchmark": "cold_start", "machine": machine_info(),
                                 "versions": versions(), "args": {k: str(v) for k, v in
                                                                  vars(args).items()},
-                                "runs": runs, "workers": workers}, indent=1) + "\n")
+                                **data}, indent=1) + "\n")
     print(f"wrote {path}")
     return 0
 

@@ -48,6 +48,7 @@ from typing import Any, NoReturn
 
 from card_envs.agents.registry import check_spec
 from card_envs.arena import plot_ratings, plot_winrate_matrix, run_arena
+from card_envs.arena.precompile import precompile
 from card_envs.arena.ray_backend import add_ray_arguments, ray_kwargs
 from card_envs.arena.warmup import notice_label
 from card_envs.benchmark import cli as bench_cli
@@ -175,6 +176,10 @@ def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
                     help="worker processes (0 = every core); 'auto' (the default) uses more "
                          "than 1 only when the games take long enough to pay for starting "
                          "them; results do not depend on it")
+    ap.add_argument("--compile-workers", type=_workers, default="auto",
+                    help="with several games: processes compiling their kernels before the "
+                         "first game (first run only; 'auto', the default: one per core; 1: "
+                         "each game compiles before its own games)")
     ap.add_argument("--option", "-o", type=_option, action="append", default=[],
                     metavar="KEY=VALUE", help="extra game option, e.g. -o start_player=random")
     ap.add_argument("--json", metavar="PATH", help="also write the full results as JSON")
@@ -214,6 +219,9 @@ def run_arena_command(args: argparse.Namespace) -> int:
         _output_folder(args.plot, "--plot")
         _output_folder(args.replays, "--replays")
         games = list(env_ids()) if args.game == "all" else [resolve_env_id(args.game)]
+        if len(games) > 1:  # the games' kernels compiled side by side (a cold cache only)
+            precompile(games, names, num_players=args.players, processes=args.compile_workers,
+                       progress=not args.no_progress, **options)
         for env_id in games:
             print(f"arena: {env_id}, {args.players} players, {args.games} games per lineup, "
                   f"seed {args.seed}, agents {' | '.join(names)}"

@@ -58,7 +58,9 @@ first deal would take more than ``AUTO_SECONDS`` in-process (:func:`runner.auto_
 warm-up game (:func:`warm`), so every numba kernel it needs is compiled, or loaded from the
 on-disk cache, up front (and worker processes only load them). When something had to be
 compiled, ``progress=True`` prints one line per game saying what and how long
-(``compiling if_it_fits_v0: random, heuristic (first run only) ... 41 s``).
+(``compiling if_it_fits_v0: random, heuristic (first run only) ... 41 s``). Before several
+games (``card-envs arena --game all``), :func:`card_envs.arena.precompile.precompile` compiles
+them side by side, one game per worker process, so each run then only loads.
 """
 
 from __future__ import annotations
