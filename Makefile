@@ -4,17 +4,20 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 
-DEMO_NOTE := Search (mcts:ms=50) against the heuristic, 120-200 games a game (README, Agents \
-and arena): it wins in Slide (0.71), Isflak (0.78), Flipology (0.64) and If It Fits (0.80) and \
-ties in Op Glad IJs (0.48). The 10 games a lineup above give wide intervals (95% CI column).
+DEMO_NOTE := mcts above searches 1000 iterations a move (the same games on every run). Against \
+the heuristic, 200 games a game (docs/performance.md, The first run), it wins in Slide (0.61), \
+Flipology (0.67) and If It Fits (IIF), and is level in Isflak (0.56) and Op Glad IJs (0.50); \
+at 50 ms a move it also wins in Isflak (0.78; README, Agents and arena). The 10 games a lineup \
+above give wide intervals (95% CI column).
 
 .PHONY: demo test stress playthroughs bench ladder lint docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# --no-compile: Python writes the bytecode of the modules a run imports, not pip of every file
 $(VENV)/.core: pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e ".[plot]"
+	$(PIP) install -q --no-compile -e ".[plot]"
 	@touch $@
 
 $(VENV)/.dev: pyproject.toml | $(BIN)/python
@@ -25,9 +28,10 @@ $(VENV)/.bench: pyproject.toml | $(BIN)/python
 	$(PIP) install -q -e ".[bench]"
 	@touch $@ $(VENV)/.core
 
-# The first run compiles each game's engine (a line says so; cached for later runs).
+# The first run compiles the games' engines, one process per core (a line per game says so;
+# cached for later runs). mcts: 1000 iterations a move, the same games on any machine.
 demo: $(VENV)/.core
-	$(BIN)/python examples/arena.py --game all --agents random,heuristic,mcts:ms=50 \
+	$(BIN)/python examples/arena.py --game all --agents random,heuristic,mcts \
 		--games 10 --plot demo_plots
 	@echo "$(DEMO_NOTE)"
 
