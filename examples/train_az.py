@@ -15,12 +15,19 @@ checkpoints/, history.json, learning_curve.png, final.safetensors and what --res
 The network starts from scratch (--init ppo: the game's PPO baseline, 2 seats; or a policy
 .safetensors). Settings (-s sims=64 ...) are card_envs.rl.az.AZ_DEFAULTS. Guide:
 docs/search.md.
+
+Ctrl-C or SIGTERM stops the run at its next safe point (a round in its self-play is dropped,
+one past it is saved) with one line saying what was saved and the command that continues it;
+the exit code is then 130 (SIGINT) or 143 (SIGTERM). A second Ctrl-C stops at once (the last
+saved round stands). Mistakes (a bad setting, a run that --resume refuses) exit with 2 and
+one line.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -71,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     from card_envs.agents.weights import WeightsError
     from card_envs.core.errors import OptionError
     from card_envs.rl.az import train_az
+    from card_envs.rl.az.run_folder import resume_command, saved_round
 
     command = "python examples/train_az.py " + shlex.join(sys.argv[1:] if argv is None
                                                           else argv)
@@ -83,6 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     except (FileExistsError, FileNotFoundError, OptionError, ValueError, WeightsError,
             TypeError) as e:
         ap.error(str(e))
+    except KeyboardInterrupt:  # a second Ctrl-C: stopped at once
+        r = saved_round(out)
+        held = f"{out} holds round {r}; continue with" if r else \
+            f"nothing saved in {out}; start again with"
+        print(f"interrupted: stopped at once; {held}: "
+              f"{resume_command(command, resumable=bool(r))}", file=sys.stderr)
+        return 128 + signal.SIGINT
+    if res.stopped is not None:
+        print(res.stop_line(), file=sys.stderr)
+        return 128 + signal.Signals[res.stopped]
     print(res.table())
     print(f"\nnetwork: {res.final_path}   history: {out / 'history.json'}   curve: "
           f"{out / 'learning_curve.png'}")
@@ -94,4 +112,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before the run started (imports, checks): nothing was written
+        print("interrupted before the run started", file=sys.stderr)
+        sys.exit(128 + signal.SIGINT)

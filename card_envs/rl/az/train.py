@@ -38,12 +38,21 @@ self-play games in progress and the replay window of the last round). ``resume=T
 continues from the last finished round exactly as if the run had not stopped: same games,
 same samples, same updates (with ``torch_threads=1``; other thread counts may round
 differently). A kill at any moment leaves the previous round's state loadable (``state.json``
-is replaced last, atomically). Settings are validated before anything runs.
+is replaced last, atomically; :mod:`card_envs.rl.az.run_folder`). A resume refuses, with one
+line, another game, game version, seat count, option, seed or setting, and a missing or
+damaged file. Settings are validated before anything runs.
+
+**Stopping.** SIGINT (Ctrl-C) and SIGTERM stop the run at its next safe point (the self-play
+workers ignore both: the learner stops them). A stop during a round's self-play drops that
+round at once (within a move; its games went on, so the previous round stays the saved one);
+after the self-play, the round's update is finished and saved, and its evaluation is skipped
+(or cut short: worker processes only). The result's ``stopped`` names the signal and
+``stop_line()`` says what was saved and how to continue; ``final.safetensors`` is written only
+by a run that ends its budget.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import time
@@ -54,16 +63,26 @@ from typing import Any
 import numpy as np
 
 from card_envs.core.errors import OptionError
+from card_envs.rl.az.learner import (
+    concat,
+    evaluate_round,
+    postfix,
+    run_info,
+    update,
+    value_corr,
+    weights_of,
+)
 from card_envs.rl.az.run_folder import (
-    load_npz,
-    load_optimizer,
+    load_resume,
     plot_history,
-    refuse_resume,
+    read_run,
+    resume_command,
     run_identity,
-    save_resume,
+    save_round,
     write_json,
 )
 from card_envs.rl.az.settings import AZSettings
+from card_envs.rl.runs import SafeStop
 
 __all__ = ["EXPERT_DEFAULTS", "AZResult", "ExpertResult", "az_policy", "expert_iteration",
            "train_az"]
@@ -77,9 +96,23 @@ class AZResult:
     env_id: str
     num_players: int
     history: list[dict[str, Any]]
-    final_path: Path
+    final_path: Path               # final.safetensors; a stopped run's last saved network
     out_dir: Path
     settings: dict[str, Any]
+    stopped: str | None = None     # the signal that stopped the run (SIGINT, SIGTERM)
+    rounds_saved: int = 0          # the last round saved (what resume=True continues from)
+    dropped: bool = False          # a round under way when the stop came was not saved
+    resume_hint: str | None = None  # how to continue a stopped run
+
+    def stop_line(self) -> str:
+        """One line for a stopped run: what was saved and how to continue it."""
+        r, by = self.rounds_saved, f"stopped by {self.stopped}"
+        if not r:
+            return (f"{by} during round 1: nothing saved yet in {self.out_dir}; start again "
+                    f"with: {self.resume_hint}")
+        what = f"during round {r + 1} (not saved): {self.out_dir} holds round {r}" \
+            if self.dropped else f"after round {r}: saved {self.out_dir} (round {r})"
+        return f"{by} {what}; continue with: {self.resume_hint}"
 
     def table(self) -> str:
         """One line per round: samples, losses, value correlation, evaluations, time."""
@@ -158,93 +191,6 @@ def _start_evaluator(policy: Any, env_id: str, path: Path) -> Any:
     return NetEvaluator(policy, shaping=shaping, potential=load(pot) if pot else None)
 
 
-def _weights(policy: Any) -> dict[str, np.ndarray]:
-    return {k: v.detach().cpu().numpy().copy() for k, v in policy.net.state_dict().items()}
-
-
-# ------------------------------------------------------------------------------ samples
-_KEYS = ("obs", "mask", "pi", "pi_len", "z", "seat", "value", "game")
-
-
-def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    return {k: np.concatenate([p[k] for p in parts]) for k in _KEYS}
-
-
-def _pi_offsets(pi_len: np.ndarray) -> np.ndarray:
-    off = np.zeros(len(pi_len) + 1, np.int64)
-    np.cumsum(pi_len, out=off[1:])
-    return off
-
-
-def _gather(pi: np.ndarray, off: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """The concatenated policy targets of samples ``idx``."""
-    lens = off[idx + 1] - off[idx]
-    total = int(lens.sum())
-    starts = np.zeros(len(idx), np.int64)
-    np.cumsum(lens[:-1], out=starts[1:])
-    pos = np.repeat(off[idx] - starts, lens) + np.arange(total)
-    return pi[pos]
-
-
-def _update(policy: Any, opt: Any, data: dict[str, np.ndarray], updates: int, minibatch: int,
-            rng: np.random.Generator, value_coef: float, max_grad_norm: float,
-            policy_coef: float = 1.0) -> tuple[float, float, float]:
-    """``updates`` minibatch steps on the window ``data``; mean policy loss, value loss and
-    policy entropy."""
-    import torch
-
-    from card_envs.agents.net import segment_log_softmax
-
-    net, pin = policy.net, policy.pinput
-    N = len(data["seat"])
-    off = _pi_offsets(data["pi_len"])
-    net.train()
-    pl = vl = ent = 0.0
-    for _ in range(updates):
-        idx = np.sort(rng.integers(0, N, min(minibatch, N)))
-        x, rows, acts, offs = pin.compute(data["obs"][idx], data["mask"][idx], threads=1)
-        B = len(idx)
-        seg = torch.from_numpy(np.repeat(np.arange(B, dtype=np.int64), np.diff(offs)))
-        logits, values = net(torch.from_numpy(x), torch.from_numpy(rows),
-                             torch.from_numpy(acts), seg)
-        logp = segment_log_softmax(logits, seg, B)
-        target = torch.from_numpy(_gather(data["pi"], off, idx))
-        ploss = -(target * logp).sum() / B
-        z = torch.from_numpy(data["z"][idx])
-        vloss = -(z * torch.log_softmax(values, 1)).sum() / B
-        loss = policy_coef * ploss + value_coef * vloss
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
-        opt.step()
-        with torch.no_grad():
-            ent += float(-(logp.exp() * logp).sum()) / B
-        pl += float(ploss.detach())
-        vl += float(vloss.detach())
-    net.eval()
-    k = max(1, updates)
-    return pl / k, vl / k, ent / k
-
-
-def _value_corr(policy: Any, data: dict[str, np.ndarray]) -> float:
-    """Correlation of the value head's share for the sample's seat with the share it got."""
-    import torch
-
-    if len(data["seat"]) < 3:
-        return math.nan
-    out = []
-    with torch.inference_mode():
-        for lo in range(0, len(data["seat"]), 4096):
-            x, _, _, _ = policy.pinput.compute(data["obs"][lo:lo + 4096],
-                                               data["mask"][lo:lo + 4096], threads=1)
-            v = policy.net.value_of(torch.from_numpy(x))
-            out.append(torch.softmax(v.double(), 1)[:, 0].numpy())
-    pred, z = np.concatenate(out), data["z"][:, 0].astype(np.float64)
-    if pred.std() == 0 or z.std() == 0:
-        return math.nan
-    return float(np.corrcoef(pred, z)[0, 1])
-
-
 # ------------------------------------------------------------------------------ the run
 def _check_run_args(rounds: int | None, minutes: float | None) -> None:
     if rounds is None and minutes is None:
@@ -267,13 +213,14 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
     of self-play and updates have passed (whichever comes first; a round is never cut),
     writing the run to ``out_dir``. ``settings`` override :data:`AZ_DEFAULTS` and the game's
     own (its manifest's ``az["train"]``); ``options`` are game options (the game's training
-    options from its manifest by default, e.g. Op Glad IJs' ``max_turned``)."""
+    options from its manifest by default, e.g. Op Glad IJs' ``max_turned``).
+
+    SIGINT (Ctrl-C) and SIGTERM stop the run at its next safe point (module docstring) and
+    the result says so (``stopped``, ``stop_line()``); a second Ctrl-C raises
+    ``KeyboardInterrupt`` at once (the last saved round stands)."""
     import torch
 
-    from card_envs.agents.net import load_policy, save_policy
-    from card_envs.core.progress import tqdm_class
     from card_envs.core.registry import env_class, manifest, resolve_env_id
-    from card_envs.rl.az.workers import Workers
 
     env_id = resolve_env_id(env_id)
     cls = env_class(env_id).game_class
@@ -293,23 +240,34 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
     if not isinstance(init, (str, Path)):
         raise OptionError(f"init must be 'ppo', 'scratch' or a policy path, got {init!r}")
     out = Path(out_dir)
-    state_file = out / "state.json"
     ident = run_identity(env_id, n, options, seed, cfg)
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(cfg.torch_threads)
+    try:
+        return _prepare(env_id, n, options, cfg, seed, init, command, out, ident, resume,
+                        overwrite, rounds, minutes, progress)
+    finally:
+        torch.set_num_threads(old_threads)
+
+
+def _prepare(env_id: str, n: int, options: dict[str, Any], cfg: AZSettings, seed: int,
+             init: str | Path, command: str | None, out: Path, ident: dict[str, Any],
+             resume: bool, overwrite: bool, rounds: int | None, minutes: float | None,
+             progress: bool) -> AZResult:
+    """A new run's folder and start, or a saved run loaded; then the run."""
+    import torch
+
+    from card_envs.agents.net import load_policy, save_policy
+
     history: list[dict[str, Any]] = []
+    saved: dict[str, Any] = {}
     if resume:
-        if not state_file.is_file():
-            raise FileNotFoundError(f"nothing to resume in {str(out)!r} (no state.json)")
-        try:
-            saved = json.loads(state_file.read_text())
-        except ValueError as e:
-            raise ValueError(f"cannot resume {out}: state.json is not JSON ({e})") from None
-        refuse_resume(saved, ident, out)
-        done = int(saved["round"])
-        history = json.loads((out / "history.json").read_text())[:done]
+        saved, history = read_run(out, ident)
+        done = saved["round"]
         start = load_policy(out / "start.safetensors", env_id, n, options)
         policy = load_policy(out / saved["current"], env_id, n, options)
     else:
-        if state_file.exists() and not overwrite:
+        if (out / "state.json").exists() and not overwrite:
             raise FileExistsError(f"{str(out)!r} already holds a run; pass overwrite=True "
                                   "(--overwrite) or resume=True (--resume)")
         start, shaping = _start_policy(env_id, init, n, options)
@@ -323,141 +281,156 @@ def train_az(env_id: str, minutes: float | None = None, rounds: int | None = Non
         save_policy(start, out / "start.safetensors",
                     info={"init": str(init), "settings": {"shaping": shaping}})
         done = 0
-    start_eval = _start_evaluator(start, env_id, out / "start.safetensors")
-    threads = cfg.torch_threads
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(threads)
     opt = torch.optim.AdamW(policy.net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    window: list[dict[str, np.ndarray]] = []
-    elapsed = float(history[-1]["elapsed"]) if history else 0.0
-    selfplay_init = {"seed": seed, "sims": cfg.sims, "considered": cfg.considered,
-                     "determinizations": cfg.determinizations, "max_nodes": cfg.nodes,
-                     "c_visit": cfg.c_visit, "c_scale": cfg.c_scale, "rescale": cfg.rescale,
-                     "mix": cfg.mix, "horizon": cfg.horizon, "prior_temp": cfg.prior_temp}
-    init_msg = {"env_id": env_id, "num_players": n, "options": options,
-                "config": policy.config(), "selfplay": selfplay_init,
-                "start": {"config": start.config(), "weights": _weights(start),
-                          "shaping": start_eval.shaping,
-                          "potential": manifest(env_id).train.potential
-                          if start_eval.shaping else None}}
-    search_kw = {"determinizations": cfg.determinizations, "considered": cfg.considered,
-                 "max_nodes": cfg.nodes, "c_visit": cfg.c_visit, "c_scale": cfg.c_scale,
-                 "rescale": cfg.rescale, "mix": cfg.mix, "horizon": cfg.horizon,
-                 "prior_temp": cfg.prior_temp}
-    tqdm = tqdm_class()
-    bar = None
-    try:
-        with Workers(cfg.workers, cfg.games, init_msg) as workers:
-            if resume:
-                folder = out / "resume" / saved["resume"]
-                load_optimizer(opt, folder / "optimizer.safetensors")
-                window = [load_npz(p) for p in sorted(folder.glob("window_*.npz"))]
-                workers.load([load_npz(p) for p in sorted(folder.glob("selfplay_*.npz"))])
-            total = rounds if rounds is not None else None
-            bar = tqdm(total=total, initial=done, desc=f"{env_id} {n}p self-play",
-                       unit="round", disable=not progress)
-            while (rounds is None or done < rounds) and \
-                    (minutes is None or elapsed < 60.0 * minutes):
-                r = done + 1
-                t0 = time.perf_counter()
-                workers.set_weights(_weights(policy))
-                parts = workers.play(cfg.steps)
-                t_play = time.perf_counter() - t0
-                fresh = _concat(parts)
-                decisions = int(sum(int(p["decisions"][0]) for p in parts))
-                finished = np.concatenate([p["winners"] for p in parts])
-                lengths = np.concatenate([p["lengths"] for p in parts])
-                corr = _value_corr(policy, fresh)
-                window = (window + [fresh])[-cfg.window:]
-                data = _concat(window)
-                new = len(fresh["seat"])
-                updates = math.ceil(cfg.reuse * new / cfg.minibatch) if new else 0
-                rng = np.random.default_rng([seed, r])
-                pcoef = 0.0 if r <= cfg.warmup else cfg.policy_coef
-                pl, vl, ent = _update(policy, opt, data, updates, cfg.minibatch, rng,
-                                      cfg.value_coef, cfg.max_grad_norm, pcoef) if updates \
-                    else (math.nan, math.nan, math.nan)
-                t_train = time.perf_counter() - t0 - t_play
-                elapsed += t_play + t_train
-                ckpt = save_policy(policy, out / "checkpoints" / f"round_{r:04d}.safetensors",
-                                   info=_info(env_id, n, cfg, seed, r, command, init))
-                row: dict[str, Any] = {
-                    "round": r, "num_players": n, "samples": new, "buffer": len(data["seat"]),
-                    "decisions": decisions, "games": len(lengths),
-                    "mean_length": float(lengths.mean()) if len(lengths) else math.nan,
-                    "updates": updates, "policy_loss": pl, "value_loss": vl,
-                    "policy_entropy": ent, "value_corr": corr,
-                    "first_seat_share": float(finished[:, 0].mean()) if len(finished)
-                    else math.nan,
-                    "selfplay_seconds": t_play, "train_seconds": t_train,
-                    "decisions_per_second": decisions / max(t_play, 1e-9),
-                    "elapsed": elapsed}
-                last = (rounds is not None and r >= rounds) or \
-                    (minutes is not None and elapsed >= 60.0 * minutes)
-                if r % cfg.eval_every == 0 or last:
-                    t_ev = time.perf_counter()
-                    workers.set_weights(_weights(policy))
-                    row.update(_evaluate(env_id, workers, cfg, seed, r, n, search_kw))
-                    row["eval_seconds"] = time.perf_counter() - t_ev
-                history.append(row)
-                name = save_resume(out, r, opt, window, workers.states())
-                write_json(out / "history.json", history)
-                write_json(state_file, {**ident, "round": r, "resume": name,
-                                         "current": str(ckpt.relative_to(out)),
-                                         "elapsed": elapsed, "command": command})
-                for old in sorted((out / "resume").glob("round_*"))[:-1]:
-                    shutil.rmtree(old, ignore_errors=True)
-                done = r
-                try:
-                    plot_history(history, out / "learning_curve.png", f"{env_id}, {n} seats: "
-                          "Gumbel AlphaZero self-play")
-                except ImportError:  # matplotlib is the plot extra
-                    pass
-                bar.update(1)
-                bar.set_postfix_str(_postfix(row))
-    finally:
-        if bar is not None:
+    window, states = load_resume(out, saved, opt) if resume else ([], [])
+    run = _Run(env_id, n, options, cfg, seed, init, command, out, ident, start, policy, opt)
+    with SafeStop() as stop:
+        return run.train(done, history, window, states, rounds, minutes, progress, stop)
+
+
+class _Run:
+    """A run's loop (:func:`train_az`), from its validated arguments and loaded state."""
+
+    def __init__(self, env_id: str, n: int, options: dict[str, Any], cfg: AZSettings,
+                 seed: int, init: str | Path, command: str | None, out: Path,
+                 ident: dict[str, Any], start: Any, policy: Any, opt: Any) -> None:
+        self.env_id, self.n, self.options, self.cfg, self.seed = env_id, n, options, cfg, seed
+        self.init, self.command, self.out, self.ident = init, command, out, ident
+        self.start, self.policy, self.opt = start, policy, opt
+
+    def _init_msg(self) -> dict[str, Any]:
+        """What each worker is started with."""
+        from card_envs.core.registry import manifest
+
+        cfg, start = self.cfg, self.start
+        ev = _start_evaluator(start, self.env_id, self.out / "start.safetensors")
+        selfplay = {"seed": self.seed, "sims": cfg.sims, "considered": cfg.considered,
+                    "determinizations": cfg.determinizations, "max_nodes": cfg.nodes,
+                    "c_visit": cfg.c_visit, "c_scale": cfg.c_scale, "rescale": cfg.rescale,
+                    "mix": cfg.mix, "horizon": cfg.horizon, "prior_temp": cfg.prior_temp}
+        return {"env_id": self.env_id, "num_players": self.n, "options": self.options,
+                "config": self.policy.config(), "selfplay": selfplay,
+                "start": {"config": start.config(), "weights": weights_of(start),
+                          "shaping": ev.shaping,
+                          "potential": manifest(self.env_id).train.potential
+                          if ev.shaping else None}}
+
+    def train(self, done: int, history: list[dict[str, Any]],
+              window: list[dict[str, np.ndarray]], states: list[dict[str, np.ndarray]],
+              rounds: int | None, minutes: float | None, progress: bool,
+              stop: SafeStop) -> AZResult:
+        """Rounds until the budget is spent or ``stop`` is requested (module docstring)."""
+        from card_envs.agents.net import save_policy
+        from card_envs.core.progress import tqdm_class
+        from card_envs.rl.az.workers import StopRequested, Workers
+
+        cfg, out, env_id, n, seed, policy = (self.cfg, self.out, self.env_id, self.n,
+                                             self.seed, self.policy)
+        search_kw = {"determinizations": cfg.determinizations, "considered": cfg.considered,
+                     "max_nodes": cfg.nodes, "c_visit": cfg.c_visit, "c_scale": cfg.c_scale,
+                     "rescale": cfg.rescale, "mix": cfg.mix, "horizon": cfg.horizon,
+                     "prior_temp": cfg.prior_temp}
+        elapsed = float(history[-1]["elapsed"]) if history else 0.0
+        stopped: str | None = None
+        dropped = False  # a round was under way when the stop came, and is not saved
+
+        def asked() -> str | None:
+            return stop.requested
+
+        bar = tqdm_class()(total=rounds, initial=done, desc=f"{env_id} {n}p self-play",
+                           unit="round", disable=not progress)
+        try:
+            with Workers(cfg.workers, cfg.games, self._init_msg()) as workers:
+                if states:
+                    workers.load(states)
+                while (rounds is None or done < rounds) and \
+                        (minutes is None or elapsed < 60.0 * minutes):
+                    if stop.requested:
+                        break
+                    r = done + 1
+                    t0 = time.perf_counter()
+                    workers.set_weights(weights_of(policy))
+                    try:  # a stop during self-play drops the round: its games went on
+                        parts = workers.play(cfg.steps, stop=asked)
+                    except StopRequested:
+                        dropped = True
+                        break
+                    t_play = time.perf_counter() - t0
+                    fresh = concat(parts)
+                    decisions = int(sum(int(p["decisions"][0]) for p in parts))
+                    finished = np.concatenate([p["winners"] for p in parts])
+                    lengths = np.concatenate([p["lengths"] for p in parts])
+                    corr = value_corr(policy, fresh)
+                    window = (window + [fresh])[-cfg.window:]
+                    data = concat(window)
+                    new = len(fresh["seat"])
+                    updates = math.ceil(cfg.reuse * new / cfg.minibatch) if new else 0
+                    rng = np.random.default_rng([seed, r])
+                    pcoef = 0.0 if r <= cfg.warmup else cfg.policy_coef
+                    pl, vl, ent = update(policy, self.opt, data, updates, cfg.minibatch, rng,
+                                         cfg.value_coef, cfg.max_grad_norm, pcoef) \
+                        if updates else (math.nan, math.nan, math.nan)
+                    t_train = time.perf_counter() - t0 - t_play
+                    elapsed += t_play + t_train
+                    ckpt = save_policy(policy, out / "checkpoints" / f"round_{r:04d}.safetensors",
+                                       info=run_info(env_id, n, cfg, seed, r, self.command,
+                                                     self.init))
+                    row: dict[str, Any] = {
+                        "round": r, "num_players": n, "samples": new,
+                        "buffer": len(data["seat"]), "decisions": decisions,
+                        "games": len(lengths),
+                        "mean_length": float(lengths.mean()) if len(lengths) else math.nan,
+                        "updates": updates, "policy_loss": pl, "value_loss": vl,
+                        "policy_entropy": ent, "value_corr": corr,
+                        "first_seat_share": float(finished[:, 0].mean()) if len(finished)
+                        else math.nan,
+                        "selfplay_seconds": t_play, "train_seconds": t_train,
+                        "decisions_per_second": decisions / max(t_play, 1e-9),
+                        "elapsed": elapsed}
+                    history.append(row)
+                    # the round is saved before its evaluation, which a stop may cut short
+                    save_round(out, r, self.opt, window, workers.states(), history,
+                               {**self.ident, "round": r, "current": ckpt.relative_to(out)
+                                .as_posix(), "elapsed": elapsed, "command": self.command})
+                    done = r
+                    last = (rounds is not None and r >= rounds) or \
+                        (minutes is not None and elapsed >= 60.0 * minutes)
+                    if (r % cfg.eval_every == 0 or last) and not stop.requested:
+                        t_ev = time.perf_counter()
+                        workers.set_weights(weights_of(policy))
+                        try:
+                            row.update(evaluate_round(env_id, workers, cfg, seed, r, n,
+                                                      search_kw, stop=asked))
+                            row["eval_seconds"] = time.perf_counter() - t_ev
+                            write_json(out / "history.json", history)
+                        except StopRequested:
+                            pass  # the round stays saved, without its evaluation
+                    try:
+                        plot_history(history, out / "learning_curve.png", f"{env_id}, {n} "
+                                     "seats: Gumbel AlphaZero self-play")
+                    except ImportError:  # matplotlib is the plot extra
+                        pass
+                    bar.update(1)
+                    bar.set_postfix_str(postfix(row))
+                left = (rounds is None or done < rounds) and \
+                    (minutes is None or elapsed < 60.0 * minutes)
+                stopped = stop.requested if left else None  # else: the run is complete
+        finally:
             bar.close()
-        torch.set_num_threads(old_threads)
-    final = save_policy(policy, out / "final.safetensors",
-                        info=_info(env_id, n, cfg, seed, done, command, init))
-    return AZResult(env_id, n, history, final, out, cfg.as_dict())
-
-
-def _postfix(row: dict[str, Any]) -> str:
-    parts = [f"{row['decisions_per_second']:.0f} dec/s", f"corr {row['value_corr']:.2f}"]
-    if "vs_start" in row:
-        parts.append(f"vs start {row['vs_start']:.2f}")
-    if "net_vs_heuristic" in row:
-        parts.append(f"net vs heur {row['net_vs_heuristic']:.2f}")
-    return ", ".join(parts)
-
-
-def _evaluate(env_id: str, workers: Any, cfg: AZSettings, seed: int, r: int, n: int,
-              search_kw: dict[str, Any]) -> dict[str, Any]:
-    """The round's evaluations (module docstring), played by the workers on deals seeded
-    apart from training (the workers hold the round's network: the last weights sent)."""
-    from card_envs.core.registry import manifest
-
-    row: dict[str, Any] = {}
-    eval_seed = 1_000_003 * (seed + 1) + r
-    if cfg.eval_games:
-        m = workers.match("search_match", max(1, cfg.eval_games // n), seed=eval_seed,
-                          sims=cfg.search_sims, search=search_kw)
-        row.update(vs_start=m["win_share"], vs_start_ci=m["ci95"], vs_start_games=m["games"])
-    if cfg.heuristic_games and manifest(env_id).heuristic:
-        m = workers.match("network_match", max(1, cfg.heuristic_games // n),
-                          seed=eval_seed + 7, opponent="heuristic")
-        row.update(net_vs_heuristic=m["win_share"], net_vs_heuristic_ci=m["ci95"],
-                   net_vs_heuristic_games=m["games"])
-    return row
-
-
-def _info(env_id: str, n: int, cfg: AZSettings, seed: int, rounds: int, command: str | None,
-          init: str | Path) -> dict[str, Any]:
-    """The training record saved beside the weights."""
-    return {"trainer": "az", "env_id": env_id, "num_players": n, "rounds": rounds,
-            "seed": seed, "init": str(init), "command": command, "settings": cfg.as_dict()}
+        if stopped is None:
+            final = save_policy(policy, out / "final.safetensors",
+                                info=run_info(env_id, n, cfg, seed, done, self.command,
+                                              self.init))
+        else:  # the last saved round's network
+            final = (out / "checkpoints" / f"round_{done:04d}.safetensors") if done \
+                else out / "start.safetensors"
+        res = AZResult(env_id, n, history, final, out, cfg.as_dict(), stopped=stopped,
+                       rounds_saved=done, dropped=dropped)
+        if stopped is not None:
+            hint = resume_command(self.command, resumable=done > 0)
+            res.resume_hint = hint or ("the same train_az(...) call" +
+                                       (" with resume=True" if done else ""))
+        return res
 
 
 # ------------------------------------------------------------------------------ earlier names
