@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from card_envs.rl.sb3.vec_env import AgentOpponent, PolicyOpponent
 from card_envs.rl.single_agent import OpponentPool
 
@@ -44,19 +46,38 @@ class SelfPlayPool:
         (replacing the oldest one)."""
         if self.size == 0:
             return
-        policy = model.policy_class(model.observation_space, model.action_space,
-                                    model.lr_schedule, **model.policy_kwargs)
-        policy.load_state_dict(model.policy.state_dict())
-        policy.set_training_mode(False)
-        for p in policy.parameters():
-            p.requires_grad_(False)
-        member = PolicyOpponent(policy, deterministic=False)
+        member = _frozen(model, model.policy.state_dict())
         slot = self.fixed + self.snapshots % self.size
         if slot < len(self.pool.members):
             self.pool.members[slot] = member
         else:
             self.pool.add(member, 1.0)
         self.snapshots += 1
+        self._reweigh()
+
+    def snapshot_weights(self) -> list[dict[str, np.ndarray]]:
+        """The snapshots' weights, slot by slot (for a checkpoint)."""
+        return [{k: v.detach().cpu().numpy() for k, v in m.policy.state_dict().items()}
+                for m in self.pool.members[self.fixed:]]
+
+    def load_snapshots(self, model: Any, weights: list[dict[str, np.ndarray]],
+                       snapshots: int) -> None:
+        """Put back the snapshots :meth:`snapshot_weights` gave (``snapshots`` taken so
+        far), as policies of ``model``'s class."""
+        import torch
+
+        if len(weights) != min(self.size, snapshots):
+            raise ValueError(f"{len(weights)} saved snapshots for a pool of {self.size} "
+                             f"after {snapshots}")
+        del self.pool.members[self.fixed:]
+        del self.pool.weights[self.fixed:]
+        for sd in weights:
+            self.pool.add(_frozen(model, {k: torch.from_numpy(v) for k, v in sd.items()}), 1.0)
+        self.snapshots = int(snapshots)
+        if weights:
+            self._reweigh()
+
+    def _reweigh(self) -> None:
         k = len(self.pool.members) - self.fixed
         rest = 1.0 - self.random_weight - self.heuristic_weight
         fixed = [self.random_weight, self.heuristic_weight][:self.fixed]
@@ -65,3 +86,14 @@ class SelfPlayPool:
     @property
     def members(self) -> int:
         return len(self.pool.members)
+
+
+def _frozen(model: Any, state_dict: dict[str, Any]) -> PolicyOpponent:
+    """An opponent playing a frozen copy of ``model``'s policy with these weights."""
+    policy = model.policy_class(model.observation_space, model.action_space,
+                                model.lr_schedule, **model.policy_kwargs)
+    policy.load_state_dict(state_dict)
+    policy.set_training_mode(False)
+    for p in policy.parameters():
+        p.requires_grad_(False)
+    return PolicyOpponent(policy, deterministic=False)

@@ -58,10 +58,6 @@ telescopes to ``-c phi(s_0) = 0``); it gives every move a signal instead of +-1 
 
 from __future__ import annotations
 
-import csv
-import json
-import sys
-import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,19 +66,28 @@ from typing import Any
 try:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import VecNormalize
 except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError("card_envs.rl.sb3.train needs the train extra: "
                       "pip install 'card-envs[train]'") from e
 
+import numpy as np
+
 from card_envs.core.features import has_features
 from card_envs.core.manifest import TrainSpec
 from card_envs.core.registry import env_class, manifest, resolve_env_id
+from card_envs.rl.az.run_folder import resume_command
 from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history, win_rate_lines
-from card_envs.rl.runs import prepare_out_dir
+from card_envs.rl.runs import SafeStop, prepare_out_dir, write_json
 from card_envs.rl.sb3.buffers import ZeroCopyRolloutBuffer, link
+from card_envs.rl.sb3.callback import SelfPlayCallback
+from card_envs.rl.sb3.checkpoint import (
+    load_checkpoint,
+    read_checkpoint,
+    run_identity,
+    save_checkpoint,
+)
 from card_envs.rl.sb3.policy import ActionFeaturePolicy, MaskedPolicy, ObsFeatures
 from card_envs.rl.sb3.selfplay import AgentOpponent, SelfPlayPool
 from card_envs.rl.sb3.shaping import PotentialShaping, game_potential
@@ -188,6 +193,15 @@ class TrainResult:
     rollout_seconds: float         # of which collecting rollouts
     env_steps_per_second: float    # while collecting rollouts (measured)
     config: dict[str, Any] = field(default_factory=dict)
+    stopped: str | None = None     # the signal that stopped the run (SIGINT, SIGTERM)
+    checkpoint: Path | None = None  # the model of the last checkpoint (resume=True)
+    resume_hint: str | None = None  # how to continue a stopped run
+
+    def stop_line(self) -> str:
+        """One line for a stopped run: what was saved and how to continue it."""
+        return (f"stopped by {self.stopped} at {self.learner_steps:,} learner steps: saved "
+                f"{self.out_dir} ({self.checkpoint.relative_to(self.out_dir).parent}); "
+                f"continue with: {self.resume_hint}")
 
     @property
     def final(self) -> dict[str, Any]:
@@ -209,173 +223,13 @@ class TrainResult:
         return "\n".join(lines)
 
 
-class _Trainer(BaseCallback):
-    """Budget, throughput, self-play snapshots, evaluations, checkpoints, progress bar."""
-
-    def __init__(self, venv: BatchedVecEnv, pool: SelfPlayPool, env_id: str, players: int,
-                 options: dict[str, Any], out_dir: Path, budget_s: float | None,
-                 steps: int | None, eval_every: int | None, eval_every_s: float | None,
-                 eval_games: int, eval_seed: int, pool_every: int, progress: bool) -> None:
-        super().__init__()
-        self.venv, self.pool, self.env_id, self.players = venv, pool, env_id, players
-        self.options, self.out_dir = options, out_dir
-        self.budget_s, self.steps = budget_s, steps
-        self.eval_every, self.eval_every_s = eval_every, eval_every_s
-        self.eval_games, self.eval_seed, self.pool_every = eval_games, eval_seed, pool_every
-        self.progress = progress
-        self.history: list[dict[str, Any]] = []
-        self.t_start = time.perf_counter()
-        self.rollout_s = 0.0
-        self.rollout_env_steps = 0
-        self.updates = 0
-        self.iter_s = 0.0  # last update's duration (rollout + train)
-        self._iter_t0: float | None = None
-        self._next_eval_step = 0
-        self._next_eval_t = 0.0
-        self._stop = False
-        self._eval_s = 0.0  # duration of the last evaluation
-        self.eval_total_s = 0.0  # all evaluations so far
-        self._bar: Any = None
-        self._bar_t = 0.0
-        self._roll_t0 = 0.0
-        self._roll_counts = (0, 0)
-
-    # --- helpers --------------------------------------------------------------------------
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.t_start
-
-    def env_steps(self) -> int:
-        return int(self.model.num_timesteps + self.venv.opponent_steps)
-
-    def steps_per_second(self) -> float:
-        return self.rollout_env_steps / self.rollout_s if self.rollout_s else 0.0
-
-    def wall_seconds(self) -> float:
-        """The run's wall time without its evaluations."""
-        return self.elapsed() - self.eval_total_s
-
-    def run_eval(self) -> dict[str, Any]:
-        """Evaluate, checkpoint, log; returns the history row."""
-        t_eval = time.perf_counter()
-        wall = self.wall_seconds()
-        ev = evaluate(self.model, self.env_id, self.eval_games, self.players, self.eval_seed,
-                      **self.options)
-        step = int(self.model.num_timesteps)
-        ckpt = self.out_dir / "checkpoints" / f"step_{step}.zip"
-        self.model.save(ckpt)
-        row: dict[str, Any] = {"learner_steps": step, "env_steps": self.env_steps(),
-                               "updates": self.updates, "seconds": round(self.elapsed(), 3),
-                               "wall_seconds": round(wall, 3),
-                               "rollout_seconds": round(self.rollout_s, 3),
-                               "update_seconds": round(max(0.0, wall - self.rollout_s), 3),
-                               "env_steps_per_s": round(self.env_steps() / wall, 1)
-                               if wall > 0 else 0.0,
-                               "rollout_env_steps_per_s": round(self.steps_per_second(), 1),
-                               "pool_members": self.pool.members}
-        for opp, r in ev.items():
-            for k in ("win_rate", "ci_low", "ci_high"):
-                row[f"{opp}_{k}"] = r[k]
-                self.logger.record(f"eval/{opp}_{k}", r[k])
-            row[f"{opp}_games"] = r["games"]
-        row["checkpoint"] = str(ckpt.relative_to(self.out_dir))
-        self.eval_total_s += time.perf_counter() - t_eval
-        row["eval_seconds"] = round(self.eval_total_s, 3)
-        self.history.append(row)
-        self.write_history()
-        if self._bar is not None:
-            self._bar.set_postfix({f"vs {o}": f"{r['win_rate']:.2f}" for o, r in ev.items()},
-                                  refresh=False)
-        return row
-
-    def write_history(self) -> None:
-        (self.out_dir / "history.json").write_text(json.dumps(self.history, indent=1))
-        keys = list(dict.fromkeys(k for row in self.history for k in row))
-        with open(self.out_dir / "history.csv", "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(self.history)
-        plot_history(self.history, self.out_dir / "learning_curve.png",
-                     f"{self.env_id}, {self.players} players")
-
-    def _eval_due(self) -> bool:
-        if self.eval_every is not None:
-            return self.model.num_timesteps >= self._next_eval_step
-        return self.eval_every_s is not None and self.elapsed() >= self._next_eval_t
-
-    def _schedule_next_eval(self) -> None:
-        if self.eval_every is not None:
-            while self._next_eval_step <= self.model.num_timesteps:
-                self._next_eval_step += self.eval_every
-        elif self.eval_every_s is not None:
-            self._next_eval_t = self.elapsed() + self.eval_every_s
-
-    # --- callback hooks -------------------------------------------------------------------
-    def _on_training_start(self) -> None:
-        from card_envs.core.progress import tqdm_class
-
-        tqdm = tqdm_class()
-
-        if self.progress:
-            total = self.steps if self.steps is not None else round(self.budget_s or 0)
-            unit = "step" if self.steps is not None else "s"
-            self._bar = tqdm(total=total, unit=unit, desc=f"train {self.env_id}",
-                             file=sys.stderr, dynamic_ncols=True)
-
-    def _on_rollout_start(self) -> None:
-        now = time.perf_counter()
-        if self._iter_t0 is not None:  # the previous update is done
-            self.iter_s = now - self._iter_t0
-            if self.pool_every > 0 and self.updates % self.pool_every == 0:
-                self.pool.add_snapshot(self.model)
-        left = None if self.budget_s is None else self.budget_s - self.elapsed()
-        if left is not None and self.iter_s and self.iter_s > left:
-            self._stop = True  # the next update cannot end in time (the final eval follows)
-            return
-        if self._eval_due():
-            if left is None or self._eval_s + self.iter_s < left:  # else: the final eval
-                t0 = time.perf_counter()
-                self.run_eval()
-                self._eval_s = time.perf_counter() - t0
-            self._schedule_next_eval()
-        self.logger.record("selfplay/pool_members", self.pool.members)
-        self._iter_t0 = self._roll_t0 = time.perf_counter()
-        self._roll_counts = (int(self.model.num_timesteps), int(self.venv.opponent_steps))
-
-    def _on_rollout_end(self) -> None:
-        dt = time.perf_counter() - self._roll_t0
-        n0, o0 = self._roll_counts
-        steps = int(self.model.num_timesteps) - n0 + int(self.venv.opponent_steps) - o0
-        self.rollout_s += dt
-        self.rollout_env_steps += steps
-        self.updates += 1  # a complete rollout is always followed by an update
-        self.logger.record("rollout/env_steps_per_s", steps / dt if dt else 0.0)
-        self.logger.record("rollout/env_steps", self.env_steps())
-
-    def _on_step(self) -> bool:
-        now = time.perf_counter()
-        if self._bar is not None and now - self._bar_t > 0.5:
-            self._bar_t = now
-            self._bar.n = (self.model.num_timesteps if self.steps is not None
-                           else min(round(self.elapsed()), self._bar.total))
-            self._bar.refresh()
-        return not self._stop
-
-    def _on_training_end(self) -> None:
-        if self._bar is not None:
-            self._bar.n = (self.model.num_timesteps if self.steps is not None
-                           else self._bar.total)
-            self._bar.refresh()
-            self._bar.close()
-            self._bar = None
-
-
 def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
           num_envs: int | None = None, players: int = 2, seed: int = 0,
           out_dir: str | Path = "runs/train", eval_every: int | None = None,
           eval_games: int | None = None, pool_every: int | None = None,
           progress: bool = True, torch_threads: int | None = None, verbose: int = 0,
           ppo: dict[str, Any] | None = None, device: str = "cpu", overwrite: bool = False,
-          **options: Any) -> TrainResult:
+          resume: bool = False, command: str | None = None, **options: Any) -> TrainResult:
     """Train MaskablePPO by self-play on ``env_id`` (module docstring) and return the result.
 
     ``minutes`` (wall time) or ``steps`` (learner env steps; set ``minutes=None``, or both:
@@ -388,9 +242,27 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     calls ``torch.set_num_threads`` (1 for bit-exact reproducibility across machines).
     ``device``: torch's device for the learner (``"cpu"``, ``"cuda"``, ``"auto"``). An
     ``out_dir`` that already holds a run is refused (its checkpoints and TensorBoard logs would
-    mix with the new ones) unless ``overwrite=True``, which deletes that run first."""
+    mix with the new ones) unless ``overwrite=True``, which deletes that run first.
+
+    **Stopping and resuming.** Each evaluation also saves a resumable checkpoint
+    (:mod:`card_envs.rl.sb3.checkpoint`). SIGINT (Ctrl-C) and SIGTERM stop the run at the next
+    environment step: the rollout under way is dropped, a checkpoint of the last update is
+    saved and ``train`` returns with ``stopped`` (the signal's name), ``checkpoint`` and
+    ``stop_line()`` (what was saved and how to continue: ``command``, the command line that
+    started the run, with ``--resume``, if given). A second Ctrl-C raises
+    ``KeyboardInterrupt`` at once. ``resume=True`` continues the run in ``out_dir`` from its
+    last checkpoint: the weights, the optimizer's state, the learner's steps (the steps budget
+    stays the original one, so SB3's schedules go on where they were), the PPO update count,
+    the self-play snapshots, the reward normalisation, the global RNGs, the evaluations'
+    schedule and the history (``minutes`` counts the run's time before the stop too, and may
+    be raised to go on). It is not exact: the games under way are not saved (the resumed run
+    deals new ones), nor is the rollout the stop cut short. A folder of another game, game
+    version, seat count, option, seed or setting, or a missing or damaged checkpoint, is
+    refused with one line (``ValueError``, ``FileNotFoundError``)."""
     if minutes is None and steps is None:
         raise ValueError("give minutes or steps")
+    if resume and overwrite:
+        raise ValueError("resume and overwrite exclude each other")
     env_id = resolve_env_id(env_id)
     spec = train_spec(env_id)
     cfg = {**DEFAULTS, **spec.settings}
@@ -408,7 +280,11 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
                eval_every=eval_every, options=game_options)
 
     out = Path(out_dir)
-    prepare_out_dir(out, overwrite)
+    ident = run_identity(cfg)
+    if resume:
+        saved, history = read_checkpoint(out, ident)
+    else:
+        prepare_out_dir(out, overwrite)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     if torch_threads is not None:
         torch.set_num_threads(torch_threads)
@@ -434,8 +310,10 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
     norm = cfg["normalize_reward"]
     if norm is None:
         norm = game_options.get("reward_mode") == "points"
+    reward_norm = None
     if norm:  # rewards only: the policy still sees raw observations (and so do opponents)
-        env = VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=cfg["gamma"])
+        env = reward_norm = VecNormalize(venv, norm_obs=False, norm_reward=True,
+                                         gamma=cfg["gamma"])
     policy, pkw = policy_spec(env_id, cfg, num_players=players, **game_options)
     model = MaskablePPO(
         policy, env, learning_rate=cfg["learning_rate"], n_steps=cfg["n_steps"],
@@ -453,23 +331,43 @@ def train(env_id: str, minutes: float | None = 10.0, steps: int | None = None,
             eval_every = max(1, steps // max(1, cfg["evals"]))
         else:
             eval_every_s = (budget_s or 0) / max(1, cfg["evals"])
-    cb = _Trainer(venv, pool, env_id, players, game_options, out, budget_s, steps, eval_every,
-                  eval_every_s, cfg["eval_games"], cfg.get("eval_seed", 12345 + seed),
-                  cfg["pool_every"], progress)
-    total = steps if steps is not None else 10**12
-    model.learn(total_timesteps=total, callback=cb, tb_log_name="ppo", progress_bar=False)
-    seconds = cb.elapsed()
-    if not cb.history or cb.history[-1]["updates"] != cb.updates:  # else: same parameters
-        cb.run_eval()
-    cb.logger.record("rollout/env_steps_per_s_mean", cb.steps_per_second())
-    cb.logger.dump(model.num_timesteps)
-    final_path = out / "final.zip"
-    model.save(final_path)
+    def checkpoint(c: SelfPlayCallback) -> Path:
+        return save_checkpoint(out, model, pool, reward_norm, ident,
+                               {**c.counters(), "command": command}, c.write_history)
+
+    cb = SelfPlayCallback(venv, pool, env_id, players, game_options, out, budget_s, steps,
+                          eval_every, eval_every_s, cfg["eval_games"],
+                          cfg.get("eval_seed", 12345 + seed), cfg["pool_every"], progress,
+                          checkpoint=checkpoint)
+    if resume:
+        load_checkpoint(out, saved, model, pool, reward_norm)
+        cb.restore(saved["counters"], history)
+        venv.seed(int(np.random.SeedSequence([seed, model.num_timesteps]).generate_state(1)[0]))
     cfg["net_arch"] = list(cfg["net_arch"])
     cfg["policy"] = policy if isinstance(policy, str) else policy.__name__
     cfg["features"] = feats is not None
-    (out / "config.json").write_text(json.dumps(cfg, indent=1, default=str))
-    return TrainResult(env_id, players, model, out, final_path, cb.history,
-                       int(model.num_timesteps), cb.env_steps(), cb.updates, seconds,
-                       cb.rollout_s, cb.steps_per_second(), cfg)
+    write_json(out / "config.json", cfg)
+    total = steps if steps is not None else 10**12
+    with SafeStop() as stop:
+        cb.stop = stop
+        model.learn(total_timesteps=total - model.num_timesteps, callback=cb,
+                    tb_log_name="ppo", reset_num_timesteps=not resume, progress_bar=False)
+        seconds = cb.elapsed()
+        if cb.stopped is None and (not cb.history or cb.history[-1]["updates"] != cb.updates):
+            cb.run_eval()  # else: the same parameters were evaluated last
+        cb.logger.record("rollout/env_steps_per_s_mean", cb.steps_per_second())
+        cb.logger.dump(model.num_timesteps)
+        if cb.stopped is None:
+            final_path = out / "final.zip"
+            model.save(final_path)
+        else:  # the weights of the last update, resumable
+            final_path = cb.saved_path = checkpoint(cb)
+    res = TrainResult(env_id, players, model, out, final_path, cb.history,
+                      int(model.num_timesteps), cb.env_steps(), cb.updates, seconds,
+                      cb.rollout_s, cb.steps_per_second(), cfg, stopped=cb.stopped,
+                      checkpoint=cb.saved_path)
+    if cb.stopped is not None:
+        res.learner_steps, res.env_steps = cb.saved_counts[0], sum(cb.saved_counts)
+        res.resume_hint = resume_command(command) or "the same train(...) call with resume=True"
+    return res
 
