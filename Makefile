@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip
 
 DEMO_NOTE := mcts above searches 1000 iterations a move (the same games on every run). Against \
 the heuristic, 200 games a game (docs/performance.md, The first run), it wins in Slide (0.61), \
-Flipology (0.67) and If It Fits (IIF), and is level in Isflak (0.56) and Op Glad IJs (0.50); \
+Flipology (0.67) and If It Fits (0.75), and is level in Isflak (0.56) and Op Glad IJs (0.50); \
 at 50 ms a move it also wins in Isflak (0.78; README, Agents and arena). The 10 games a lineup \
 above give wide intervals (95% CI column).
 

@@ -28,7 +28,7 @@ the arena games themselves, and the batched engine's first step (``card_envs.vec
 256 games: its drivers and the rule kernels come from the cache when warm; the wrappers that
 pick its thread count compile in every process). The process total includes Python's start
 and the imports. Cold and warm alternate, so both see the same load; the ``load`` figures are
-the CPUs other processes used meanwhile.
+the CPUs other processes used meanwhile (not the measured process and its workers).
 
 **Workers** (``--workers-table``): ``run_arena`` of a few game / agent mixes (2 players, warm
 cache) with ``workers=1``, ``2`` and ``"auto"``, interleaved, ``--repeats`` rounds; the
@@ -112,14 +112,16 @@ def run_child(args: argparse.Namespace, cache: str) -> dict[str, Any]:
            "--compile-workers", args.compile_workers]
     if not args.vector:
         cmd.append("--no-vector")
-    t = time.perf_counter()
+    t, kids = time.perf_counter(), _children_cpu()
     with LoadProbe() as probe:
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if p.returncode != 0:
         raise RuntimeError(f"the measured process failed:\n{p.stderr[-3000:]}")
     out = json.loads(p.stdout.strip().splitlines()[-1])
     out["process_s"] = time.perf_counter() - t
-    out["other_cpu_load"] = probe.other
+    kids = _children_cpu() - kids  # the measured process and its workers: not "other"
+    out["other_cpu_load"] = None if probe.other is None else \
+        max(0.0, probe.other - kids / out["process_s"])
     return out
 
 
@@ -207,7 +209,7 @@ def make_demo(args: argparse.Namespace) -> list[dict[str, Any]]:
                       f"load average {run['loadavg_before'][0]:.2f} before)",
                       file=sys.stderr, flush=True)
                 if run["returncode"] != 0:
-                    raise RuntimeError(f"make demo failed:\n{run['output_tail']}")
+                    raise RuntimeError(f"make demo failed:\n{run['output'][-3000:]}")
     return runs
 
 
@@ -237,7 +239,15 @@ def _timed_make(clone: Path, env: dict[str, str], probe_class: Any) -> dict[str,
     return {"seconds": total, "install_s": start, "compile_s": compiled - start,
             "play_s": total - compiled, "other_cpu_load": other or 0.0,
             "loadavg_before": list(before), "loadavg_after": list(os.getloadavg()),
-            "returncode": p.returncode, "output_tail": "".join(lines)[-6000:]}
+            "returncode": p.returncode, "output": _without_bars(lines)}
+
+
+def _without_bars(lines: list[str]) -> str:
+    """The output without the progress bars' redrawn segments (what is left on screen)."""
+    kept = []
+    for line in lines:
+        kept += [x for x in line.rstrip("\n").split("\r") if x.strip() and "%|" not in x]
+    return "\n".join(kept)
 
 
 def format_make_demo(runs: list[dict[str, Any]]) -> str:
