@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     from card_envs.agents.weights import WeightsError
     from card_envs.core.errors import OptionError
     from card_envs.rl.az import train_az
-    from card_envs.rl.az.run_folder import resume_command, saved_round
+    from card_envs.rl.az.run_folder import saved_round
+    from card_envs.rl.runs import resume_command
 
     command = "python examples/train_az.py " + shlex.join(sys.argv[1:] if argv is None
                                                           else argv)

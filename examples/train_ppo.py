@@ -123,9 +123,14 @@ def main(argv: list[str] | None = None) -> int:
                     eval_every=args.eval_every, eval_games=args.eval_games,
                     pool_every=args.pool_every, progress=not args.no_progress,
                     torch_threads=args.threads, ppo=dict(args.ppo), device=args.device,
-                    overwrite=args.overwrite, **options)
-    except (FileExistsError, ValueError) as e:  # an existing run, bad settings or options
+                    overwrite=args.overwrite, resume=args.resume,
+                    command="python examples/train_ppo.py " + shlex.join(
+                        sys.argv[1:] if argv_given is None else argv_given), **options)
+    except (FileExistsError, FileNotFoundError, ValueError) as e:  # a run, settings, options
         ap.error(str(e))
+    if res.stopped:
+        print(res.stop_line(), file=sys.stderr)
+        return 130 if res.stopped == "SIGINT" else 143
     print(res.table())
     print(f"\nmodel: {res.final_path}   history: {out / 'history.csv'}   curve: "
           f"{out / 'learning_curve.png'}   tensorboard --logdir {out / 'tb'}")
@@ -168,8 +173,9 @@ def _native(ap: argparse.ArgumentParser, args: argparse.Namespace, env_id: str,
     except (FileExistsError, FileNotFoundError, OptionError, ValueError, ConnectionError) as e:
         ap.error(str(e))
     if res.stopped:
-        again = "python examples/train_ppo.py " + shlex.join(
-            [a for a in given if a not in ("--resume", "--overwrite")] + ["--resume"])
+        from card_envs.rl.runs import resume_command
+
+        again = resume_command(command)
         print(f"stopped by {res.stopped} after {res.updates} updates ({res.env_steps:,} env "
               f"steps): saved {res.checkpoint}; continue with: {again}", file=sys.stderr)
         return 130 if res.stopped == "SIGINT" else 143

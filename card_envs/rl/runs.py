@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import threading
@@ -18,8 +19,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["RUN_FILES", "SafeStop", "check_files", "load_npz", "load_optimizer",
-           "prepare_out_dir", "read_run_state", "refuse_resume", "save_npz", "save_optimizer",
-           "sha256_file", "write_json"]
+           "prepare_out_dir", "read_run_state", "refuse_resume", "resume_command", "save_npz",
+           "save_optimizer", "sha256_file", "write_json"]
 
 RUN_FILES = ("checkpoints", "tb", "history.json", "history.csv", "learning_curve.png",
              "final.zip", "final.safetensors", "final.json", "summary.json", "resume")
@@ -93,6 +94,16 @@ def load_optimizer(opt: Any, path: Path) -> None:
         i, _, k = name.partition(".")
         state.setdefault(int(i), {})[k] = torch.from_numpy(v.copy())
     opt.load_state_dict({"state": state, "param_groups": json.loads(meta["param_groups"])})
+
+
+def resume_command(command: str | None, resumable: bool = True) -> str | None:
+    """The command that continues a run started with ``command`` (``--resume`` added,
+    ``--overwrite`` dropped), or that starts it again (``resumable`` false: ``--resume``
+    dropped); ``None`` without a command."""
+    if command is None:
+        return None
+    words = [w for w in shlex.split(command) if w not in ("--overwrite", "--resume")]
+    return shlex.join(words + (["--resume"] if resumable else []))
 
 
 def read_run_state(out: Path, name: str = "state.json") -> dict[str, Any]:

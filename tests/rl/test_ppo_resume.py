@@ -243,3 +243,12 @@ def test_a_bad_numba_thread_count_is_one_clear_error(value: str) -> None:
     assert r.returncode != 0
     assert f"NUMBA_NUM_THREADS must be a whole number >= 1" in r.stderr
     assert "numba/np/ufunc" not in r.stderr  # not a crash inside numba
+
+
+@pytest.mark.parametrize("trainer", ["native", "sb3"])
+def test_resume_of_nothing_is_one_line_from_the_example(tmp_path: Path, trainer: str) -> None:
+    p = _cli("--game", "slide", "--trainer", trainer, "--minutes", "1", "--no-progress",
+             "--out", str(tmp_path / "none"), "--resume")
+    _, stderr = p.communicate(timeout=120)
+    assert p.returncode == 2 and "nothing to resume" in stderr, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 2

@@ -11,7 +11,6 @@ a resume checks the checksums and refuses a missing or damaged file with one lin
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
 import zipfile
 from pathlib import Path
@@ -25,6 +24,7 @@ from card_envs.rl.runs import (  # noqa: F401 (shared run-folder files, used by 
     load_npz,
     load_optimizer,
     read_run_state,
+    resume_command,
     save_npz,
     save_optimizer,
     sha256_file,
@@ -126,16 +126,6 @@ def load_resume(out: Path, saved: dict[str, Any], opt: Any
     except (OSError, ValueError, KeyError, EOFError, RuntimeError, zipfile.BadZipFile) as e:
         raise _damaged(out, path.relative_to(out).as_posix(), e) from None
     return window, states
-
-
-def resume_command(command: str | None, resumable: bool = True) -> str | None:
-    """The command that continues a run started with ``command`` (``--resume`` added,
-    ``--overwrite`` dropped), or that starts it again (``resumable`` false: ``--resume``
-    dropped); ``None`` without a command."""
-    if command is None:
-        return None
-    words = [w for w in shlex.split(command) if w not in ("--overwrite", "--resume")]
-    return shlex.join(words + (["--resume"] if resumable else []))
 
 
 def saved_round(out: Path) -> int | None:

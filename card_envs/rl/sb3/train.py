@@ -77,9 +77,8 @@ import numpy as np
 from card_envs.core.features import has_features
 from card_envs.core.manifest import TrainSpec
 from card_envs.core.registry import env_class, manifest, resolve_env_id
-from card_envs.rl.az.run_folder import resume_command
 from card_envs.rl.evaluation import EVAL_OPPONENTS, evaluate, plot_history, win_rate_lines
-from card_envs.rl.runs import SafeStop, prepare_out_dir, write_json
+from card_envs.rl.runs import SafeStop, prepare_out_dir, resume_command, write_json
 from card_envs.rl.sb3.buffers import ZeroCopyRolloutBuffer, link
 from card_envs.rl.sb3.callback import SelfPlayCallback
 from card_envs.rl.sb3.checkpoint import (
