@@ -10,7 +10,7 @@ Structures (``examples/train_ppo.py`` settings):
                        learner updates (``-p pipeline=true``, threads from the plan);
 * ``serial``           play, then learn, every parallel loop on all threads (``-p
                        pipeline=false``: the trainer before the pipeline);
-* ``serial, 1 thread`` the same on one thread (``-p pipeline=false --threads 1``).
+* ``serial 1 thread`` the same on one thread (``-p pipeline=false --threads 1``).
 
 States: ``quiet`` (both cores free), ``one core`` (pinned with ``taskset -c 0``, the other core
 idle) and ``busy`` (both cores, another process spinning on one: ``python -c "while True:
@@ -38,7 +38,7 @@ from contended import BusyCore
 ROOT = Path(__file__).resolve().parents[1]
 STRUCTURES = {"pipelined": ["-p", "pipeline=true"],
               "serial": ["-p", "pipeline=false"],
-              "serial, 1 thread": ["-p", "pipeline=false", "--threads", "1"]}
+              "serial 1 thread": ["-p", "pipeline=false", "--threads", "1"]}
 STATES = ("quiet", "one core", "busy")
 GAMES = ("slide", "isflak", "op_glad_ijs", "flipology", "if_it_fits")
 
