@@ -29,6 +29,9 @@ try:
     import card_envs  # noqa: F401
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+except ValueError as e:  # a bad thread setting in the environment (NUMBA_NUM_THREADS)
+    print(f"train_ppo.py: error: {e}", file=sys.stderr)
+    sys.exit(2)
 
 from card_envs.cli import OneLineParser, _option
 from card_envs.core.registry import resolve_env_id

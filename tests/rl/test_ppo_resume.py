@@ -241,7 +241,7 @@ def test_a_bad_numba_thread_count_is_one_clear_error(value: str) -> None:
     r = subprocess.run([sys.executable, "-c", "import card_envs"], cwd=ROOT, text=True,
                        capture_output=True, env={**os.environ, "NUMBA_NUM_THREADS": value})
     assert r.returncode != 0
-    assert f"NUMBA_NUM_THREADS must be a whole number >= 1" in r.stderr
+    assert "NUMBA_NUM_THREADS must be a whole number >= 1" in r.stderr
     assert "numba/np/ufunc" not in r.stderr  # not a crash inside numba
 
 
@@ -252,3 +252,12 @@ def test_resume_of_nothing_is_one_line_from_the_example(tmp_path: Path, trainer:
     _, stderr = p.communicate(timeout=120)
     assert p.returncode == 2 and "nothing to resume" in stderr, stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 2
+
+
+def test_a_bad_numba_thread_count_is_one_line_from_the_example() -> None:
+    p = _cli("--game", "slide", "--minutes", "1", NUMBA_NUM_THREADS="0")
+    _, stderr = p.communicate(timeout=60)
+    assert p.returncode == 2, stderr
+    assert stderr.strip().splitlines() == [
+        "train_ppo.py: error: NUMBA_NUM_THREADS must be a whole number >= 1 (the most numba "
+        "threads to use), got '0'"]
