@@ -4,7 +4,6 @@ small pieces both halves share (the full-information critic, weights as arrays).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,16 +66,6 @@ class Rollout:
     @property
     def n(self) -> int:
         return int(self.act.shape[0])
-
-    def copy(self) -> Rollout:
-        """A copy owning its arrays (a sampler's rollout is a view of buffers that its next
-        rollout overwrites)."""
-        K = int(self.roff[self.n])
-        arrays = {k: getattr(self, k).copy() for k in (
-            "x", "roff", "cx", "act", "logp", "val", "rew", "phi", "done", "next", "boot",
-            "boot_phi", "deals")}
-        return dataclasses.replace(self, rows=self.rows[:K].copy(), racts=self.racts[:K].copy(),
-                                   prof=dict(self.prof), **arrays)
 
 
 def merge_rollouts(parts: list[Rollout]) -> Rollout:

@@ -72,7 +72,8 @@ class PPORun:
             share = not self.pipeline
             self.samplers = [Sampler(env_id, players, cfg, options, seed, k, self.sizes,
                                      self.policy if share else None,
-                                     self.critic if share else None) for k in range(samplers)]
+                                     self.critic if share else None,
+                                     double_buffer=self.pipeline) for k in range(samplers)]
         else:
             remote.start(env_id, players, cfg, options, seed, self.sizes)
         warm_learner_kernels()
@@ -136,9 +137,8 @@ class PPORun:
                     s.set_weights(*weights)
                 s.sync_pool(pool)
                 parts.append(s.rollout())
-            batch = merge_rollouts(parts)
-            if self.pipeline:
-                batch = batch.copy()
+            batch = merge_rollouts(parts)  # views of the samplers' buffers: pipelined,
+            # they write the next rollout into their other set while the learner reads this
         else:
             if weights is None:
                 weights = self.weights()

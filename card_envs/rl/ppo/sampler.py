@@ -43,6 +43,9 @@ __all__ = ["OPPONENTS", "Rollout", "Sampler", "critic_net", "merge_rollouts", "s
 _SNAP = 3  # owner codes: 0 learner, 1 random, 2 heuristic, 3 + k snapshot k
 OPPONENTS = ("snapshots", "heuristic", "random")  # the league's opponent kinds
 _GENERATION_STRIDE = 1_000_000_007  # seed offset of a restarted sampler's deals
+#: the sample buffers a rollout returns views of (two sets with ``double_buffer``)
+_BUFFERS = ("buf_x", "buf_rows", "buf_racts", "buf_roff", "buf_cx", "buf_act", "buf_logp",
+            "buf_val", "buf_rew", "buf_phi", "buf_done", "buf_next")
 #: the arrays of a :class:`~card_envs.core.vector.VectorEnv` that make up its games
 _VEC_ARRAYS = ("states", "current_player", "observations", "_mask_buf", "rewards",
                "terminated", "truncated", "_policy_rng", "final_seat", "final_observations")
@@ -57,11 +60,13 @@ class Sampler:
     def __init__(self, env_id: str, players: int, cfg: dict[str, Any], options: dict[str, Any],
                  seed: int, index: int = 0, sizes: list[int] | None = None,
                  policy: NetPolicy | None = None, critic: torch.nn.Module | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, double_buffer: bool = False) -> None:
         self.env_id, self.n, self.cfg, self.options = env_id, players, cfg, options
         self.seed, self.index = int(seed), int(index)
         self.sizes = list(sizes or [cfg["num_envs"]])
         self.generation = 0
+        self.double_buffer = bool(double_buffer)
+        self._other: dict[str, np.ndarray] | None = None  # the other buffer set
         if policy is None:
             policy = NetPolicy(env_id, players, options, hidden=tuple(cfg["hidden"]),
                                scorer=cfg["scorer"], one_hot_max=cfg["one_hot_max"],
@@ -280,9 +285,23 @@ class Sampler:
         row[self.rng.integers(self.n)] = 0
 
     # --- rollout --------------------------------------------------------------------------
+    def _swap_buffers(self) -> None:
+        """Write the next rollout into the other set of sample buffers (``double_buffer``),
+        so that the learner can read the last one meanwhile without a copy."""
+        if not self.double_buffer:
+            return
+        mine = {k: getattr(self, k) for k in _BUFFERS}
+        other = self._other or {k: np.zeros_like(v) for k, v in mine.items()}
+        for k, v in other.items():
+            setattr(self, k, v)
+        self.row_cap = self.buf_rows.shape[0]
+        self._other = mine
+
     def rollout(self) -> Rollout:
         """Play ``n_steps`` batched steps; the learner's samples as a :class:`Rollout` (views
-        of this sampler's buffers: valid until the next rollout)."""
+        of this sampler's buffers: valid until the next rollout, or the one after it with
+        ``double_buffer``)."""
+        self._swap_buffers()
         vec, prof, cfg = self.vec, self.prof, self.cfg
         for k in prof:
             prof[k] = 0.0
