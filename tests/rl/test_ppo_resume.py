@@ -60,21 +60,23 @@ def _stop_when(path: Path, rows: int) -> threading.Thread:
     return t
 
 
-@pytest.mark.parametrize(("game", "pipeline", "critic"), [
-    ("slide_v0", True, "own"), ("isflak_v0", False, "own"), ("op_glad_ijs_v0", True, "full")])
+@pytest.mark.parametrize(("game", "pipeline", "critic", "players"), [
+    ("slide_v0", True, "own", 2), ("isflak_v0", False, "own", 2),
+    ("op_glad_ijs_v0", True, "full", 2), ("flipology_v0", True, "own", 3),
+    ("slide_v0", True, "full", 4)])
 def test_a_run_stopped_by_sigint_and_resumed_ends_as_the_run_never_stopped(
-        tmp_path: Path, game: str, pipeline: bool, critic: str) -> None:
+        tmp_path: Path, game: str, pipeline: bool, critic: str, players: int) -> None:
     settings = {"pipeline": pipeline, "critic": critic}
-    whole = _run(tmp_path / "whole", game, settings=settings)
+    whole = _run(tmp_path / "whole", game, settings=settings, players=players)
     assert whole.stopped is None and whole.updates == 12
     out = tmp_path / "stopped"
     watcher = _stop_when(out / "history.json", 2)  # mid-run: after the second evaluation
-    part = _run(out, game, settings=settings)
+    part = _run(out, game, settings=settings, players=players)
     watcher.join(5)
     assert part.stopped == "SIGINT" and 0 < part.updates < 12
     assert (out / "resume" / "state.json").is_file() and part.checkpoint is not None
     assert not (out / "final.safetensors").exists()
-    rest = _run(out, game, settings=settings, resume=True)
+    rest = _run(out, game, settings=settings, players=players, resume=True)
     assert rest.stopped is None and rest.updates == whole.updates
     assert rest.env_steps == whole.env_steps and rest.games == whole.games
     a = read_weights(tmp_path / "whole" / "final.safetensors")[0]

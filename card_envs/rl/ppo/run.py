@@ -130,7 +130,8 @@ class PPORun:
         needs to play it again (:attr:`pending_from`)."""
         t_start = time.perf_counter()
         if self.remote is None:
-            self.pending_from = [s.get_state() for s in self.samplers]
+            if self.pipeline:  # a serial run's checkpoint reads the samplers after it
+                self.pending_from = [s.get_state() for s in self.samplers]
             parts = []
             for s in self.samplers:
                 if weights is not None:
